@@ -1,0 +1,37 @@
+"""typed-autograd: a strictly typed, functional reverse-mode autograd for Python scalars.
+
+The graph is immutable data (frozen node classes, the closed union `Node`);
+differentiation is a transform: ``grad(loss_fn)(params)`` returns gradients
+shaped like ``params``.
+
+>>> import autograd as ag
+>>> ag.grad(lambda w: ((w[0] - 1) ** 2 + (w[1] - 5) ** 2) * 0.5)([2.0, 3.0])
+[1.0, -2.0]
+"""
+
+from ._nodes import Add as Add
+from ._nodes import Const as Const
+from ._nodes import Exp as Exp
+from ._nodes import Leaf as Leaf
+from ._nodes import Log as Log
+from ._nodes import Mul as Mul
+from ._nodes import Node as Node
+from ._nodes import Pow as Pow
+from ._nodes import Relu as Relu
+from ._nodes import Scalar as Scalar
+from ._nodes import Sigmoid as Sigmoid
+from ._nodes import Tanh as Tanh
+from ._ops import dot as dot
+from ._ops import exp as exp
+from ._ops import log as log
+from ._ops import mean as mean
+from ._ops import relu as relu
+from ._ops import sigmoid as sigmoid
+from ._ops import sum as sum  # noqa: A004 - the contract's name, as jnp.sum
+from ._ops import tanh as tanh
+from ._transforms import gradients as gradients
+from ._transforms import grad as grad
+from ._transforms import stop_gradient as stop_gradient
+from ._transforms import value_and_grad as value_and_grad
+
+__version__ = "0.1.0"

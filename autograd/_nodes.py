@@ -1,0 +1,439 @@
+"""The graph: `Leaf`, `Const` and one frozen class per op, each holding its rules.
+
+Every op class carries its forward rule (the ``value`` default, computed when
+the node is built) and its derivative rule (``vjp``). A rule is written once,
+generic over the scalar type ``S``: the first-order sweep runs it on floats
+(fast, nothing recorded); a sweep whose result will be differentiated again
+runs it on nodes, so the derivative is itself a graph. Rules use only the
+operations nodes have (``+``, ``*``, ``Pow``, ...), never ``/`` or ``math`` on
+``.value``, so the two instantiations give bit-identical numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeAlias, TypeVar, cast, final, overload
+
+import attrs
+
+_INF = math.inf
+_NAN = math.nan
+
+
+# --- float64 arithmetic that never raises (IEEE-754, as PyTorch's CPU kernels) ---
+
+
+def int_to_float(i: int) -> float:
+    """``float(i)``, with overflow to a signed infinity instead of ``OverflowError``."""
+    try:
+        return float(i)
+    except OverflowError:
+        return _INF if i > 0 else -_INF
+
+
+def div_float(a: float, b: float) -> float:
+    """IEEE ``a / b``: a zero divisor gives a signed infinity or nan."""
+    try:
+        return a / b
+    except ZeroDivisionError:
+        if a == 0.0 or a != a:
+            return _NAN
+        return math.copysign(_INF, a) * math.copysign(1.0, b)
+
+
+def sqrt_float(x: float) -> float:
+    """IEEE sqrt: ``sqrt(-0.0) == -0.0``, negative numbers give nan."""
+    return math.sqrt(x) if x >= 0.0 or x != x else _NAN
+
+
+def _is_odd_integer(y: float) -> bool:
+    return y % 2.0 == 1.0  # false for inf/nan and for every float above 2**53
+
+
+def pow_float(x: float, y: float) -> float:
+    """C99/IEEE ``pow`` (PyTorch's tensor-exponent ``pow``), never raising.
+
+    >>> pow_float(0.0, -1.0), pow_float(-8.0, 1 / 3), pow_float(-10.0, 401.0)
+    (inf, nan, -inf)
+    """
+    try:
+        return math.pow(x, y)
+    except OverflowError:
+        return -_INF if x < 0.0 and _is_odd_integer(y) else _INF
+    except ValueError:
+        if x == 0.0:  # zero to a negative power: the sign survives only for odd y
+            return math.copysign(_INF, x) if _is_odd_integer(y) else _INF
+        return _NAN  # negative base, non-integer exponent: no complex results
+
+
+def pow_scalar_float(x: float, c: float) -> float:
+    """``x ** c`` for a constant exponent, as PyTorch's ``pow(Tensor, Scalar)``.
+
+    PyTorch evaluates these exponents with cheaper, differently rounded
+    formulas (``x*x*x``, ``1/sqrt(x)``); matching them keeps our values bitwise
+    equal to PyTorch's and gives its special values (``(-0.0) ** 0.5 == -0.0``).
+    """
+    if c == 2.0:
+        return x * x
+    if c == 3.0:
+        return x * x * x
+    if c == 0.5:
+        return sqrt_float(x)
+    if c == -1.0:
+        return div_float(1.0, x)
+    if c == -2.0:
+        return div_float(1.0, x * x)
+    if c == -0.5:
+        return div_float(1.0, sqrt_float(x))
+    return pow_float(x, c)
+
+
+def exp_float(x: float) -> float:
+    """``e ** x``: overflow gives ``inf``."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return _INF
+
+
+def log_float(x: float) -> float:
+    """Natural log: ``log(±0.0) == -inf``, negative numbers give nan."""
+    if x > 0.0:
+        return math.log(x)
+    return -_INF if x == 0.0 else _NAN
+
+
+def sigmoid_float(x: float) -> float:
+    """``1 / (1 + exp(-x))``, PyTorch's formula: no overflow, a few ulps."""
+    return 1.0 / (1.0 + exp_float(-x))  # the divisor is >= 1 or nan: never zero
+
+
+def relu_float(x: float) -> float:
+    """``max(x, 0)`` keeping nan and ``-0.0``, as ``torch.relu``."""
+    return 0.0 if x < 0.0 else x
+
+
+# --- the nodes ---
+
+
+class _Arith:
+    """Operator sugar shared by every node class; holds no data."""
+
+    __slots__ = ()
+    __array_ufunc__ = None  # numpy scalars on the left defer to our reflected operators
+
+    def __add__(self, other: float | Node) -> Node:
+        y = lift(other)
+        return NotImplemented if y is None else Add(_self(self), y)
+
+    def __radd__(self, other: float) -> Node:
+        x = lift(other)
+        return NotImplemented if x is None else Add(x, _self(self))
+
+    def __sub__(self, other: float | Node) -> Node:
+        y = lift(other)
+        return NotImplemented if y is None else Add(_self(self), Mul(y, MINUS_ONE))
+
+    def __rsub__(self, other: float) -> Node:
+        x = lift(other)
+        return NotImplemented if x is None else Add(x, Mul(_self(self), MINUS_ONE))
+
+    def __mul__(self, other: float | Node) -> Node:
+        y = lift(other)
+        return NotImplemented if y is None else Mul(_self(self), y)
+
+    def __rmul__(self, other: float) -> Node:
+        x = lift(other)
+        return NotImplemented if x is None else Mul(x, _self(self))
+
+    def __truediv__(self, other: float | Node) -> Node:
+        y = lift(other)
+        if y is None:
+            return NotImplemented
+        if type(y) is Const:  # fold 1/c: the same value and gradient as Pow(c, -1), two nodes fewer
+            return Mul(_self(self), Const(pow_scalar_float(y.value, -1.0)))
+        return Mul(_self(self), Pow(y, MINUS_ONE))
+
+    def __rtruediv__(self, other: float) -> Node:
+        x = lift(other)
+        return NotImplemented if x is None else Mul(x, Pow(_self(self), MINUS_ONE))
+
+    def __pow__(self, other: float | Node) -> Node:
+        y = lift(other)
+        return NotImplemented if y is None else Pow(_self(self), y)
+
+    def __rpow__(self, other: float) -> Node:
+        x = lift(other)
+        return NotImplemented if x is None else Pow(x, _self(self))
+
+    def __neg__(self) -> Node:
+        return Mul(_self(self), MINUS_ONE)
+
+    def __pos__(self) -> Node:
+        return _self(self)
+
+    if not TYPE_CHECKING:  # hidden from mypy, so `node < 1` and `float(node)` stay type errors
+
+        def _refuse(self, *_: object) -> bool:
+            raise TypeError(
+                f"{self!r} is a graph node, not a number: compare or convert its "
+                "`.value`, and use autograd.exp/log/tanh/... instead of math.*"
+            )
+
+        __bool__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse
+        __float__ = __int__ = __index__ = __complex__ = __round__ = _refuse
+
+
+def _self(node: _Arith) -> Node:
+    # Every subclass of _Arith is a member of the closed union `Node`
+    # (tests/test_nodes.py checks this against get_args(Node)).
+    return cast("Node", node)
+
+
+def lift(v: object) -> Node | None:
+    """A node for an operand: nodes as they are, numbers as `Const`, else None."""
+    if isinstance(v, _Arith):
+        return _self(v)
+    t = type(v)
+    if t is float:
+        return Const(cast(float, v))
+    if t is int:
+        return Const(int_to_float(cast(int, v)))
+    if isinstance(v, float):  # numpy.float64 and other float subclasses
+        return Const(float(v))
+    if isinstance(v, int) and not isinstance(v, bool):
+        return Const(int_to_float(v))
+    return None
+
+
+def _as_float(v: float) -> float:
+    """Normalise a `Leaf`/`Const` value to a plain float; refuse non-numbers."""
+    if type(v) is float:
+        return v
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        raise TypeError(f"a node value must be a float or an int, got {type(v).__name__} {v!r}")
+    return int_to_float(v) if isinstance(v, int) else float(v)
+
+
+S = TypeVar("S", float, "Scalar")
+"""The scalar a rule computes with: float in a first-order sweep, `Scalar` in one
+that is differentiated again."""
+
+
+@final
+@attrs.frozen(eq=False)
+class Leaf(_Arith):
+    """An input variable: ``Leaf(2.0)``. Two leaves are two variables."""
+
+    value: float = attrs.field(converter=_as_float)
+    name: str | None = attrs.field(default=None, kw_only=True, repr=False)
+
+    def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[()]:
+        return ()
+
+
+@final
+@attrs.frozen(eq=False)
+class Const(_Arith):
+    """A constant: a number folded into the graph, or a `stop_gradient` result."""
+
+    value: float = attrs.field(converter=_as_float)
+
+    def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[()]:
+        return ()
+
+
+@final
+@attrs.frozen(eq=False)
+class Add(_Arith):
+    """x + y; derivatives 1 and 1."""
+
+    x: Node = attrs.field(repr=False)
+    y: Node = attrs.field(repr=False)
+    value: float = attrs.field(init=False)
+
+    @value.default
+    def _forward(self) -> float:
+        return self.x.value + self.y.value
+
+    def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S, S]:
+        return g, g
+
+
+@final
+@attrs.frozen(eq=False)
+class Mul(_Arith):
+    """x * y; derivatives y and x."""
+
+    x: Node = attrs.field(repr=False)
+    y: Node = attrs.field(repr=False)
+    value: float = attrs.field(init=False)
+
+    @value.default
+    def _forward(self) -> float:
+        return self.x.value * self.y.value
+
+    def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S, S]:
+        return g * p(self.y), g * p(self.x)
+
+
+@final
+@attrs.frozen(eq=False)
+class Pow(_Arith):
+    """x ** y; derivatives y * x**(y-1) and x**y * log(x), PyTorch's special cases.
+
+    A `Const` exponent takes PyTorch's scalar-exponent path (``x ** 0.5`` is
+    ``sqrt``); a node exponent is C's ``pow``.
+    """
+
+    x: Node = attrs.field(repr=False)
+    y: Node = attrs.field(repr=False)
+    value: float = attrs.field(init=False)
+
+    @value.default
+    def _forward(self) -> float:
+        if type(self.y) is Const:
+            return pow_scalar_float(self.x.value, self.y.value)
+        return pow_float(self.x.value, self.y.value)
+
+    def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S, S]:
+        y = self.y.value
+        if type(self.y) is Const:
+            # torch pow_backward: zero for exponent 0 (even at x = 0 or nan)
+            gx = g * (y * power(p(self.x), y - 1.0)) if y != 0.0 else 0.0
+            return gx, 0.0
+        # torch pow_backward_self / pow_backward_exponent, with their masks
+        gx = g * (p(self.y) * power_var(p(self.x), p(self.y) + -1.0)) if y != 0.0 else 0.0
+        masked = self.x.value == 0.0 and y >= 0.0
+        gy = 0.0 if masked else g * (p(self) * log(p(self.x)))
+        return gx, gy
+
+
+@final
+@attrs.frozen(eq=False)
+class Exp(_Arith):
+    """exp(x); derivative exp(x), taken from the output."""
+
+    x: Node = attrs.field(repr=False)
+    value: float = attrs.field(init=False)
+
+    @value.default
+    def _forward(self) -> float:
+        return exp_float(self.x.value)
+
+    def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S]:
+        return (g * p(self),)
+
+
+@final
+@attrs.frozen(eq=False)
+class Log(_Arith):
+    """log(x); derivative 1/x (``log(0) == -inf``, negative x gives nan)."""
+
+    x: Node = attrs.field(repr=False)
+    value: float = attrs.field(init=False)
+
+    @value.default
+    def _forward(self) -> float:
+        return log_float(self.x.value)
+
+    def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S]:
+        return (g * power(p(self.x), -1.0),)
+
+
+@final
+@attrs.frozen(eq=False)
+class Tanh(_Arith):
+    """tanh(x); derivative 1 - tanh(x)**2, from the output (exactly 0 once saturated)."""
+
+    x: Node = attrs.field(repr=False)
+    value: float = attrs.field(init=False)
+
+    @value.default
+    def _forward(self) -> float:
+        return math.tanh(self.x.value)
+
+    def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S]:
+        y = p(self)
+        return (g * (1.0 - y * y),)
+
+
+@final
+@attrs.frozen(eq=False)
+class Relu(_Arith):
+    """max(x, 0); derivative 0 where the output is <= 0 (so relu'(0) == 0), else 1."""
+
+    x: Node = attrs.field(repr=False)
+    value: float = attrs.field(init=False)
+
+    @value.default
+    def _forward(self) -> float:
+        return relu_float(self.x.value)
+
+    def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S]:
+        # torch threshold_backward: nan passes the gradient through (nan <= 0 is false)
+        return (0.0 if self.value <= 0.0 else g,)
+
+
+@final
+@attrs.frozen(eq=False)
+class Sigmoid(_Arith):
+    """1 / (1 + exp(-x)); derivative s * (1 - s), from the output s."""
+
+    x: Node = attrs.field(repr=False)
+    value: float = attrs.field(init=False)
+
+    @value.default
+    def _forward(self) -> float:
+        return sigmoid_float(self.x.value)
+
+    def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S]:
+        s = p(self)
+        return (g * (1.0 - s) * s,)  # torch sigmoid_backward's order of operations
+
+
+Node: TypeAlias = Leaf | Const | Add | Mul | Pow | Exp | Log | Tanh | Relu | Sigmoid
+"""The closed union of node classes: `match` on it is checked for exhaustiveness."""
+
+Scalar: TypeAlias = float | Node
+"""What ops and loss functions take and return: a plain number or a node."""
+
+MINUS_ONE = Const(-1.0)  # shared by every `-x`, `x - y` and `x / y`: nodes are immutable
+
+
+@overload
+def power(x: float, c: float) -> float: ...
+@overload
+def power(x: Scalar, c: float) -> Scalar: ...
+def power(x: Scalar, c: float) -> Scalar:
+    """``x ** c`` for a constant ``c`` inside a rule: floats give the `Pow` node's value."""
+    return Pow(x, Const(c)) if isinstance(x, _Arith) else pow_scalar_float(x, c)
+
+
+@overload
+def power_var(x: float, y: float) -> float: ...
+@overload
+def power_var(x: Scalar, y: Scalar) -> Scalar: ...
+def power_var(x: Scalar, y: Scalar) -> Scalar:
+    """``x ** y`` for a variable exponent inside a rule (C ``pow``, not the scalar path)."""
+    if isinstance(x, _Arith) or isinstance(y, _Arith):
+        return Pow(_lift_scalar(x), _lift_scalar(y))
+    return pow_float(x, y)
+
+
+@overload
+def log(x: float) -> float: ...
+@overload
+def log(x: Node) -> Node: ...
+@overload
+def log(x: Scalar) -> Scalar: ...
+def log(x: Scalar) -> Scalar:
+    """Natural logarithm of a float or a node (IEEE: ``log(0.0) == -inf``)."""
+    return Log(x) if isinstance(x, _Arith) else log_float(x)
+
+
+def _lift_scalar(v: Scalar) -> Node:
+    node = lift(v)
+    assert node is not None, "rules only combine floats and nodes"
+    return node

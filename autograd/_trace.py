@@ -1,0 +1,89 @@
+"""Graph walks (iterative, never recursive) and the state of nested transforms."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from contextvars import ContextVar
+from typing import assert_never
+
+from ._nodes import S, Add, Const, Exp, Leaf, Log, Mul, Node, Pow, Relu, Sigmoid, Tanh
+
+nesting: ContextVar[int] = ContextVar("autograd_nesting", default=0)
+"""How many transforms are tracing their function in this context. Non-zero means
+a result may be differentiated again, so sweeps must build nodes, not floats."""
+
+
+def parents(node: Node) -> tuple[Node, ...]:
+    """The inputs of ``node``, in field order."""
+    match node:
+        case Add() | Mul() | Pow():
+            return (node.x, node.y)
+        case Exp() | Log() | Tanh() | Relu() | Sigmoid():
+            return (node.x,)
+        case Leaf() | Const():
+            return ()
+        case _:
+            assert_never(node)
+
+
+def toposort(
+    root: Node, stop: Collection[Node] = ()
+) -> list[tuple[Node, tuple[Node, ...]]]:
+    """Every node ``root`` depends on, with its inputs, inputs before users.
+
+    An iterative depth-first post-order: its result depends only on the graph
+    (inputs visited in field order), never on memory addresses. Nodes in
+    ``stop`` are taken as inputs: the walk does not enter them.
+    """
+    order: list[tuple[Node, tuple[Node, ...]]] = []
+    entered: dict[Node, tuple[Node, ...] | None] = {}  # None once emitted
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node not in entered:
+            ins = () if node in stop else parents(node)
+            entered[node] = ins
+            stack.append(node)  # come back to emit it after its inputs
+            stack.extend(p for p in reversed(ins) if p not in entered)
+        else:
+            ins_or_done = entered[node]
+            if ins_or_done is not None:  # second visit: every input is emitted
+                order.append((node, ins_or_done))
+                entered[node] = None
+    return order
+
+
+def backward(
+    root: Node,
+    seed: S,
+    primal: Callable[[Node], S],
+    stop: Collection[Node] = (),
+    keep: Collection[Node] | None = None,
+) -> dict[Node, S]:
+    """The reverse sweep: the cotangent of ``root`` with respect to each node.
+
+    One pass over the reverse topological order; each node's ``vjp`` rule
+    runs once, and cotangents from several users add up in an order fixed
+    by the graph. ``primal`` is `float_view` for a first-order sweep, or
+    `node_view` for one that is differentiated again. With ``keep``, only
+    those nodes' cotangents are returned, and others are freed as it goes.
+    """
+    cotangents: dict[Node, S] = {root: seed}
+    for node, ins in reversed(toposort(root, stop)):
+        g = cotangents[node] if keep is None or node in keep else cotangents.pop(node)
+        if not ins:
+            continue
+        for x, gx in zip(ins, node.vjp(g, primal), strict=True):
+            prev = cotangents.get(x)
+            cotangents[x] = gx if prev is None else prev + gx
+    return cotangents
+
+
+def float_view(node: Node) -> float:
+    """A node's primal in a first-order sweep: its value."""
+    return node.value
+
+
+def node_view(node: Node) -> Node:
+    """A node's primal in a sweep that is differentiated again: the node itself."""
+    return node
