@@ -27,10 +27,10 @@ from ._ops import log as log
 from ._ops import mean as mean
 from ._ops import relu as relu
 from ._ops import sigmoid as sigmoid
-from ._ops import sum as sum  # noqa: A004 - the contract's name, as jnp.sum
+from ._ops import sum as sum
 from ._ops import tanh as tanh
-from ._transforms import gradients as gradients
 from ._transforms import grad as grad
+from ._transforms import gradients as gradients
 from ._transforms import stop_gradient as stop_gradient
 from ._transforms import value_and_grad as value_and_grad
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Collection
 from contextvars import ContextVar
 from typing import assert_never
 
-from ._nodes import S, Add, Const, Exp, Leaf, Log, Mul, Node, Pow, Relu, Sigmoid, Tanh
+from ._nodes import Add, Const, Exp, Leaf, Log, Mul, Node, Pow, Relu, S, Sigmoid, Tanh
 
 nesting: ContextVar[int] = ContextVar("autograd_nesting", default=0)
 """How many transforms are tracing their function in this context. Non-zero means
@@ -26,9 +26,7 @@ def parents(node: Node) -> tuple[Node, ...]:
             assert_never(node)
 
 
-def toposort(
-    root: Node, stop: Collection[Node] = ()
-) -> list[tuple[Node, tuple[Node, ...]]]:
+def toposort(root: Node, stop: Collection[Node] = ()) -> list[tuple[Node, tuple[Node, ...]]]:
     """Every node ``root`` depends on, with its inputs, inputs before users.
 
     An iterative depth-first post-order: its result depends only on the graph

@@ -194,7 +194,9 @@ class _ValueAndGrad:
         self.name = name
         self.arg_names = _positional_names(fn)
 
-    def __call__(self, args: tuple[object, ...], kwargs: dict[str, object]) -> tuple[object, object]:
+    def __call__(
+        self, args: tuple[object, ...], kwargs: dict[str, object]
+    ) -> tuple[object, object]:
         for i in self.argnums:
             if i >= len(args):
                 raise TypeError(
@@ -258,9 +260,11 @@ def _sweep(out: Scalar, variables: list[Node], nested: bool) -> Mapping[Node, Sc
 
 
 def _variable(x: Scalar) -> Node:
-    """A fresh variable for one leaf position; a node leaf (from an outer
-    transform) becomes ``x * 1.0``: the same value, linked to ``x``, but its own
-    variable even when the same node fills two positions."""
+    """A fresh variable for one leaf position.
+
+    A node leaf (from an outer transform) becomes ``x * 1.0``: the same value,
+    linked to ``x``, but its own variable even when one node fills two positions.
+    """
     return Mul(x, ONE) if isinstance(x, _Arith) else Leaf(x)
 
 
@@ -327,4 +331,3 @@ def stop_gradient(tree: T) -> T:
     if not any(isinstance(x, _Arith) for x in leaves):
         return tree
     return unflatten(shape, [Const(x.value) if isinstance(x, _Arith) else x for x in leaves])  # type: ignore[return-value, attr-defined]  # same shape as tree; nodes have values
-
