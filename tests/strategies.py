@@ -41,6 +41,12 @@ def central_difference(f: Callable[[Sequence[float]], float], xs: Sequence[float
     return (f(up) - f(down)) / (up[i] - down[i])  # the step actually taken, after rounding
 
 
+def fd_atol(f_value: float) -> float:
+    """Absolute slack for `central_difference`: its rounding error is about
+    ``eps * |f| / h``, up to ``2.2e-10 * |f|`` with the relative step of 1e-6."""
+    return 1e-6 + 1e-9 * abs(f_value)
+
+
 def mp_derivative(f: Callable[..., MP], xs: Sequence[float], orders: Sequence[int]) -> float:
     """The partial derivative of ``f`` (written with mpmath) of ``orders`` at ``xs``."""
     with mpmath.workdps(MP_DPS):
