@@ -263,3 +263,19 @@ def test_sequence_parameter_refuses_a_string_leaf() -> None:
 
     with pytest.raises(TypeError, match=r"^xs\[1\] is a str"):
         ag.grad(f)([1.0, "2"])  # type: ignore[list-item]
+
+
+@attrs.frozen
+class Derived:
+    w: float
+    n: int = attrs.field(init=False, default=3)
+
+
+def test_attrs_class_with_an_init_false_field_is_refused() -> None:
+    def f(params: Derived) -> Scalar:
+        return 0.0
+
+    with pytest.raises(
+        TypeError, match=r"^params is a Derived with an init=False field: it cannot"
+    ):
+        ag.grad(f)(Derived(1.0))

@@ -177,3 +177,27 @@ def test_importing_autograd_does_not_import_numpy() -> None:
     code = "import sys, autograd; print('numpy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@attrs.frozen
+class Private:
+    _w: float
+    b: float = 2.0
+
+
+@attrs.define
+class Mutable:
+    w: float
+
+
+def test_attrs_private_fields_and_mutable_classes_are_rebuilt() -> None:
+    def private(p: Private) -> Scalar:
+        return p._w * p.b
+
+    def mutable(m: Mutable) -> Scalar:
+        return m.w * 2.0
+
+    assert ag.grad(private)(Private(3.0)) == Private(2.0, 3.0)
+    g = ag.grad(mutable)(Mutable(1.0))
+    assert type(g) is Mutable
+    assert g.w == 2.0
