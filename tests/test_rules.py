@@ -62,10 +62,10 @@ def vector(
     elements: st.SearchStrategy[float], even: bool = False
 ) -> st.SearchStrategy[list[float]]:
     if even:
-        return st.integers(1, 3).flatmap(
+        return st.integers(1, 2).flatmap(
             lambda n: st.lists(elements, min_size=2 * n, max_size=2 * n)
         )
-    return st.lists(elements, min_size=1, max_size=5)
+    return st.lists(elements, min_size=1, max_size=4)
 
 
 def half_dot(v: Sequence[Scalar]) -> Scalar:
