@@ -9,6 +9,7 @@ import gc
 import subprocess
 import sys
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 
 import pytest
@@ -202,3 +203,19 @@ def test_8_threads_running_grad_agree_with_a_sequential_run() -> None:
         first = out[0]
         assert isinstance(first, list)
         assert all(type(g) is float for g in first)  # no thread saw another's nesting
+
+
+def test_dropped_graph_is_freed_by_reference_counting_alone() -> None:
+    gc.disable()  # only reference counting may free it
+    try:
+        x = Leaf(1.0)
+        out: Node = x
+        for _ in range(1000):
+            out = ag.tanh(out * 0.5) + out
+        inner = weakref.ref(trace.toposort(out)[500][0])
+        ag.gradients(out)
+        assert inner() is not None
+        del out
+        assert inner() is None
+    finally:
+        gc.enable()
