@@ -16,11 +16,11 @@ import os
 import sys
 import threading
 import weakref
-from types import FrameType
 from collections.abc import Callable, Collection, Iterator, Mapping, MutableMapping, Sequence
+from types import FrameType
 from typing import get_args
 
-from ._nodes import S, Const, Leaf, Node, _Arith
+from ._nodes import Const, Leaf, Node, S, _Arith
 from ._trace import debug_sites, parents
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -46,7 +46,7 @@ def debug_nans() -> Iterator[None]:
     ...     ag.log(ag.Leaf(-1.0))
     Traceback (most recent call last):
     ...
-    FloatingPointError: debug_nans: Log produced nan in the forward pass from input (-1.0) ...
+    FloatingPointError: debug_nans: Log produced nan in the forward pass from input (-1.0) at <doctest...
     """
     sites: MutableMapping[Node, str] = weakref.WeakKeyDictionary()
     token = debug_sites.set(sites)
@@ -71,7 +71,7 @@ def _install() -> None:
                 continue
             original = cls.__init__
             _original_inits[cls] = original
-            setattr(cls, "__init__", _recording(original))
+            setattr(cls, "__init__", _recording(original))  # noqa: B010 - mypy forbids assigning a method
 
 
 def _uninstall() -> None:
@@ -81,7 +81,7 @@ def _uninstall() -> None:
         if _active > 0:
             return
         for cls, original in _original_inits.items():
-            setattr(cls, "__init__", original)
+            setattr(cls, "__init__", original)  # noqa: B010 - as above
         _original_inits.clear()
 
 
