@@ -38,5 +38,6 @@ from ._jacobian import jacobian as jacobian
 from ._jacobian import jvp as jvp
 from ._jacobian import vjp as vjp
 from ._debug import debug_nans as debug_nans
+from ._check import check_grads as check_grads
 
 __version__ = "0.1.0"
