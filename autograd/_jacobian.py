@@ -174,6 +174,15 @@ def jacobian(  # type: ignore[overload-overlap]  # first match wins over `argnum
     fn: Callable[Concatenate[T, P], Mapping[K, Scalar]], argnums: Literal[0] = 0
 ) -> Callable[Concatenate[T, P], dict[K, T]]: ...
 @overload
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[Concatenate[Node, Node, P], Scalar], argnums: tuple[Literal[0], Literal[1]]
+) -> Callable[Concatenate[float, float, P], tuple[float, float]]: ...
+@overload
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[Concatenate[Node, Node, P], Sequence[Scalar]],
+    argnums: tuple[Literal[0], Literal[1]],
+) -> Callable[Concatenate[float, float, P], Sequence[tuple[float, float]]]: ...
+@overload
 def jacobian(fn: Callable[P, object], argnums: int | tuple[int, ...]) -> Callable[P, object]: ...
 def jacobian(
     fn: Callable[..., object], argnums: int | tuple[int, ...] = 0
@@ -214,6 +223,10 @@ def hessian(
 def hessian(
     fn: Callable[Concatenate[Mapping[K, Node], P], Scalar], argnums: Literal[0] = 0
 ) -> Callable[Concatenate[Mapping[K, float], P], dict[K, dict[K, float]]]: ...
+@overload
+def hessian(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[Concatenate[Node, Node, P], Scalar], argnums: tuple[Literal[0], Literal[1]]
+) -> Callable[Concatenate[float, float, P], tuple[tuple[float, float], tuple[float, float]]]: ...
 @overload
 def hessian(fn: Callable[P, Scalar], argnums: int | tuple[int, ...] = 0) -> Callable[P, object]: ...
 def hessian(fn: Callable[..., object], argnums: int | tuple[int, ...] = 0) -> Callable[..., object]:
