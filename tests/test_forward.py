@@ -273,6 +273,7 @@ def test_errors_name_the_path() -> None:
     _, pullback = ag.vjp(lambda x: [x, x], 1.0)
     with pytest.raises(TypeError, match=r"structure of the function's output"):
         pullback(1.0)
+
     def two_outputs(x: Node) -> list[Scalar]:
         return [x, x]
 

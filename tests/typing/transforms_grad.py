@@ -1,6 +1,6 @@
 """Types of grad and value_and_grad: higher order, argnums tuples, has_aux (mypy only)."""
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import assert_type
 
 import autograd as ag
@@ -76,6 +76,10 @@ assert_type(
 # has_aux
 assert_type(ag.grad(with_aux, has_aux=True)(2.0), tuple[float, str])
 assert_type(ag.value_and_grad(with_aux, has_aux=True)(2.0), tuple[tuple[float, str], float])
+
+# a lambda is typed through an annotated variable (docs/typing.md, "What degrades")
+product: Callable[[Sequence[Scalar]], Scalar] = lambda w: w[0] * w[1]  # noqa: E731
+assert_type(ag.grad(product)([1.0, 2.0]), Sequence[float])
 
 # misuse stays rejected
 ag.grad(cube)("2.0")  # type: ignore[call-overload]  # a str is not a float
