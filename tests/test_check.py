@@ -36,8 +36,8 @@ def test_passes_up_to_order_3_with_pytree_outputs() -> None:
 
 
 def test_stop_gradient_fails_on_purpose_naming_the_leaf() -> None:
-    def f(p: Mapping[str, Sequence[Scalar]]) -> Scalar:
-        w = p["w1"]
+    def f(params: Mapping[str, Sequence[Scalar]]) -> Scalar:
+        w = params["w1"]
         return ag.sum(w) + w[3] * ag.stop_gradient(w[3])
 
     params = {"w1": [0.1, 0.2, 0.3, 0.4]}
@@ -45,7 +45,7 @@ def test_stop_gradient_fails_on_purpose_naming_the_leaf() -> None:
         with pytest.raises(
             AssertionError,
             match=(
-                rf"{mode} mode, order 1: d output / d p\['w1'\]\[3\] is 1\.4, "
+                rf"{mode} mode, order 1: d output / d params\['w1'\]\[3\] is 1\.4, "
                 r"central difference gives 1\.8000000000\d*"
             ),
         ):
