@@ -103,3 +103,28 @@ def test_arguments_are_validated() -> None:
         ag.check_grads(ag.exp, (1.0,), modes=("backward",))
     with pytest.raises(TypeError, match=r"x is a str"):
         ag.check_grads(ag.exp, ("1.0",))
+
+
+def test_random_compositions_pass_to_order_2() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    ops = [
+        lambda a, b: a * b + ag.tanh(a),
+        lambda a, b: ag.exp(0.3 * a) * b,
+        lambda a, b: ag.sigmoid(a - b) * a,
+        lambda a, b: ag.log(1.0 + a * a) + b**2.0,
+    ]
+
+    @settings(derandomize=True, max_examples=15, deadline=None)
+    @given(st.lists(st.integers(0, 3), min_size=1, max_size=4), st.floats(-1.0, 1.0))
+    def check(program: list[int], x0: float) -> None:
+        def f(x: Scalar, y: Scalar) -> Scalar:
+            a, b = x, y
+            for op in program:
+                a, b = ops[op](a, b), a
+            return a
+
+        ag.check_grads(f, (x0, 0.4), order=2, rtol=1e-4, atol=1e-6)
+
+    check()

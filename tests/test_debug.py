@@ -144,3 +144,30 @@ def test_nested_transforms_report_the_derivative_graph_op() -> None:
     # the inner sweep builds nodes; the nan appears when one of them is built
     with ag.debug_nans(), pytest.raises(FloatingPointError, match=r"Mul produced nan"):
         ag.grad(ag.grad(masked))(0.0)
+
+
+def test_concurrent_blocks_in_many_threads_restore_the_classes() -> None:
+    before = {cls: cls.__init__ for cls in (ag.Add, ag.Mul, ag.Pow, ag.Log)}
+    errors: list[str] = []
+    start = threading.Barrier(4)
+
+    def worker(k: int) -> None:
+        start.wait()
+        for i in range(50):
+            if (i + k) % 2:
+                with ag.debug_nans():
+                    try:
+                        ag.grad(ag.log)(-1.0)
+                        errors.append("no error inside debug_nans()")
+                    except FloatingPointError:
+                        pass
+            elif not math.isnan(ag.log(ag.Leaf(-1.0)).value):
+                errors.append("wrong value outside")
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert {cls: cls.__init__ for cls in before} == before

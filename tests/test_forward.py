@@ -12,6 +12,8 @@ from typing import NamedTuple
 
 import attrs
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import autograd as ag
 from autograd import Node, Scalar
@@ -281,3 +283,67 @@ def test_errors_name_the_path() -> None:
         ag.hessian(two_outputs)(1.0)  # type: ignore[arg-type]  # the misuse under test
     with pytest.raises(TypeError, match=r"jacobian\(\) needs a function"):
         ag.jacobian(3.0)  # type: ignore[call-overload]  # the misuse under test
+
+
+UNARY_OPS: list[tuple[str, Callable[[Scalar], Scalar]]] = [
+    ("exp", ag.exp),
+    ("log", ag.log),
+    ("tanh", ag.tanh),
+    ("relu", ag.relu),
+    ("sigmoid", ag.sigmoid),
+    ("square", lambda x: x**2.0),
+    ("cube", lambda x: x**3.0),
+    ("sqrt", lambda x: x**0.5),
+    ("rsqrt", lambda x: x**-0.5),
+    ("reciprocal", lambda x: x**-1.0),
+    ("pow 1.7", lambda x: x**1.7),
+]
+
+
+@pytest.mark.parametrize(("name", "op"), UNARY_OPS, ids=[u[0] for u in UNARY_OPS])
+@settings(derandomize=True, max_examples=40, deadline=None)
+@given(x=st.floats(-50.0, 50.0) | st.sampled_from([0.0, -0.0, INF, -INF, NAN]))
+def test_jvp_rule_equals_vjp_rule_bit_for_bit(
+    name: str, op: Callable[[Scalar], Scalar], x: float
+) -> None:
+    # one op: forward computes dx * partial, reverse g * partial, with dx = g = 1
+    assert same(ag.jvp(op, (x,), (1.0,))[1], ag.grad(op)(x)), name
+    # second order: forward over reverse and reverse over reverse multiply in
+    # different orders, so they agree to rounding (and on nan, inf, zero)
+    fwd, rev = ag.jvp(ag.grad(op), (x,), (1.0,))[1], ag.grad(ag.grad(op))(x)
+    if math.isfinite(rev) and rev != 0.0:
+        assert fwd == pytest.approx(rev, rel=1e-13), name
+    else:
+        assert same(abs(fwd), abs(rev)), name
+
+
+def pow_node(x: Scalar, y: Scalar) -> Scalar:
+    return x**y
+
+
+BINARY_OPS: list[tuple[str, Callable[[Scalar, Scalar], Scalar]]] = [
+    ("add", lambda x, y: x + y),
+    ("mul", lambda x, y: x * y),
+    ("pow", pow_node),
+    ("div", lambda x, y: x / y),
+]
+
+
+@pytest.mark.parametrize(("name", "op"), BINARY_OPS, ids=[b[0] for b in BINARY_OPS])
+@settings(derandomize=True, max_examples=40, deadline=None)
+@given(x=st.floats(-20.0, 20.0), y=st.floats(-4.0, 4.0))
+def test_binary_partials_forward_equal_reverse(
+    name: str, op: Callable[[Scalar, Scalar], Scalar], x: float, y: float
+) -> None:
+    gx, gy = ag.grad(op, argnums=(0, 1))(x, y)
+    assert same(ag.jvp(lambda a: op(a, ag.Leaf(y)), (x,), (1.0,))[1], gx), name
+    assert same(ag.jvp(lambda b: op(ag.Leaf(x), b), (y,), (1.0,))[1], gy), name
+
+
+@pytest.mark.parametrize(("name", "op"), UNARY_OPS, ids=[u[0] for u in UNARY_OPS])
+def test_rules_against_central_differences_to_order_2(
+    name: str, op: Callable[[Scalar], Scalar]
+) -> None:
+    for x in (0.35, 1.3, 2.9):
+        if name != "relu" or x > 0:
+            ag.check_grads(op, (x,), order=2, rtol=1e-4, atol=1e-5)
