@@ -347,3 +347,22 @@ def test_rules_against_central_differences_to_order_2(
     for x in (0.35, 1.3, 2.9):
         if name != "relu" or x > 0:
             ag.check_grads(op, (x,), order=2, rtol=1e-4, atol=1e-5)
+
+
+def test_long_chains_need_no_recursion() -> None:
+    def chain(x: Scalar) -> list[Scalar]:
+        outs: list[Scalar] = []
+        for i in range(4_000):  # 8000 nodes deep: beyond the default recursion limit
+            x = x * 1.0 + 0.0
+            if i % 1_000 == 0:
+                outs.append(x)
+        return outs
+
+    assert ag.jvp(chain, (0.5,), (1.0,))[1] == [1.0, 1.0, 1.0, 1.0]
+    _, pullback = ag.vjp(chain, 0.5)
+    assert pullback([1.0, 1.0, 1.0, 1.0]) == (4.0,)
+
+    def last_times_x(x: Scalar) -> Scalar:
+        return chain(x)[-1] * x
+
+    assert ag.hessian(last_times_x)(0.5) == 2.0
