@@ -6,6 +6,10 @@ reverse sweep it is generic over the scalar type (`float_view` for a
 first-order result, `node_view` for one that is differentiated again) and a
 tangent that is absent is a symbolic zero, as in JAX and PyTorch: a node
 none of whose inputs carries a tangent is skipped.
+
+The second half is the untyped machinery of `jvp`, `vjp`, `jacobian` and
+`hessian` (their typed surface is `_jacobian.py`): fresh variables for the
+differentiated arguments, one trace of the function, then these sweeps.
 """
 
 from __future__ import annotations
