@@ -20,7 +20,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from ._nodes import Node, S, Scalar, _Arith
 from ._pytree import Kind, TreeDef, flatten, unflatten
 from ._trace import backward, debug_sites, float_view, nesting, node_view, toposort
-from ._transforms import _check_argnums, _describe, _positional_names, _variable
+from ._transforms import _check_argnums, _describe, _positional_names, _values, _variable
 
 ONE: Scalar = 1.0  # a seed typed as Scalar, so a sweep's S follows its primal view
 
@@ -147,6 +147,18 @@ def _positional(xs: object, what: str, name: str) -> Sequence[object]:
     return xs
 
 
+def split_aux(out: object, has_aux: bool, name: str, nested: bool) -> tuple[object, object]:
+    """``(output, aux)`` of a ``has_aux`` function (aux with floats at top level)."""
+    if not has_aux:
+        return out, None
+    if not (isinstance(out, tuple) and len(out) == 2):
+        raise TypeError(
+            f"{name}(..., has_aux=True) needs the function to return a pair (output, aux), "
+            f"got {_describe(out)}"
+        )
+    return out[0], out[1] if nested else _values(out[1])
+
+
 class _Vars:
     """Fresh variables for the differentiated arguments of one call."""
 
@@ -172,8 +184,11 @@ class _Vars:
 class _Spec:
     """A transform's ``argnums``, checked when the transform is made."""
 
-    def __init__(self, fn: object, argnums: int | tuple[int, ...], name: str) -> None:
+    def __init__(
+        self, fn: object, argnums: int | tuple[int, ...], name: str, has_aux: bool = False
+    ) -> None:
         _callable(fn, name)
+        self.has_aux = has_aux
         self.fn: Callable[..., object] = fn  # type: ignore[assignment]  # checked callable above
         self.nums = _check_argnums(argnums, name)
         self.single = isinstance(argnums, int)
@@ -191,7 +206,9 @@ class _Spec:
         return _Vars(args, self.nums, roots)
 
 
-def jvp_impl(fn: object, primals: object, tangents: object) -> tuple[object, object]:
+def jvp_impl(
+    fn: object, primals: object, tangents: object, has_aux: bool = False
+) -> tuple[object, ...]:
     """`jvp` without the typed surface."""
     _callable(fn, "jvp")
     ps = _positional(primals, "primals", "jvp")
@@ -205,20 +222,23 @@ def jvp_impl(fn: object, primals: object, tangents: object) -> tuple[object, obj
             raise TypeError(f"jvp(): tangents[{i}] does not have the structure of primals[{i}]")
     nested = nesting.get() > 0
     out = run_nested(fn, vs.args, {})  # type: ignore[arg-type]  # checked callable above
+    out, aux = split_aux(out, has_aux, "jvp", nested)
     leaves, out_tree = output_leaves(out, "jvp")
     seeds = dict(zip(vs.all, [t for leaves_t, _ in flat_t for t in leaves_t], strict=True))
     roots = [x for x in leaves if isinstance(x, _Arith)]
     tans = forward(roots, seeds, views(nested)) if roots else {}
     out_t = [tans.get(x, 0.0) if isinstance(x, _Arith) else 0.0 for x in leaves]
-    return unflatten(out_tree, as_values(leaves, nested)), unflatten(out_tree, out_t)
+    value, tangent = unflatten(out_tree, as_values(leaves, nested)), unflatten(out_tree, out_t)
+    return (value, tangent, aux) if has_aux else (value, tangent)
 
 
-def vjp_impl(fn: object, primals: Sequence[object]) -> tuple[object, Callable[[object], object]]:
+def vjp_impl(fn: object, primals: Sequence[object], has_aux: bool = False) -> tuple[object, ...]:
     """`vjp` without the typed surface."""
     _callable(fn, "vjp")
     vs = _Vars(primals, range(len(primals)), [f"primals[{i}]" for i in range(len(primals))])
     nested = nesting.get() > 0
     out = run_nested(fn, vs.args, {})  # type: ignore[arg-type]  # checked callable above
+    out, aux = split_aux(out, has_aux, "vjp", nested)
     leaves, out_tree = output_leaves(out, "vjp")
     wanted = set(vs.all)
 
@@ -235,7 +255,8 @@ def vjp_impl(fn: object, primals: Sequence[object]) -> tuple[object, Callable[[o
         flat = [grads.get(v, 0.0) for v in vs.all]
         return vs.shape(flat, single=False)
 
-    return unflatten(out_tree, as_values(leaves, nested)), vjp_fn
+    value = unflatten(out_tree, as_values(leaves, nested))
+    return (value, vjp_fn, aux) if has_aux else (value, vjp_fn)
 
 
 def jacobian_impl(spec: _Spec) -> Callable[..., object]:
@@ -246,6 +267,7 @@ def jacobian_impl(spec: _Spec) -> Callable[..., object]:
         vs = spec.variables(args)
         nested = nesting.get() > 0
         out = run_nested(spec.fn, vs.args, kwargs)
+        out, aux = split_aux(out, spec.has_aux, "jacobian", nested)
         leaves, out_tree = output_leaves(out, "jacobian")
         wanted = set(vs.all)
         rows = []
@@ -255,7 +277,8 @@ def jacobian_impl(spec: _Spec) -> Callable[..., object]:
             else:
                 grads = {}
             rows.append(vs.shape([grads.get(v, 0.0) for v in vs.all], spec.single))
-        return unflatten(out_tree, rows)
+        jac = unflatten(out_tree, rows)
+        return (jac, aux) if spec.has_aux else jac
 
     return jacobian_fn
 
@@ -268,6 +291,7 @@ def hessian_impl(spec: _Spec) -> Callable[..., object]:
         vs = spec.variables(args)
         nested = nesting.get() > 0
         out = run_nested(spec.fn, vs.args, kwargs)
+        out, aux = split_aux(out, spec.has_aux, "hessian", nested)
         leaves, tree = output_leaves(out, "hessian")
         if tree.kind is not Kind.LEAF:
             raise TypeError(
@@ -289,6 +313,7 @@ def hessian_impl(spec: _Spec) -> Callable[..., object]:
             columns.append([tans.get(g, 0.0) if isinstance(g, _Arith) else 0.0 for g in g_leaves])
         n = len(vs.all)
         rows = [vs.shape([columns[j][i] for j in range(n)], spec.single) for i in range(n)]
-        return vs.shape(rows, spec.single)
+        hess = vs.shape(rows, spec.single)
+        return (hess, aux) if spec.has_aux else hess
 
     return hessian_fn

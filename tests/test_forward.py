@@ -366,3 +366,21 @@ def test_long_chains_need_no_recursion() -> None:
         return chain(x)[-1] * x
 
     assert ag.hessian(last_times_x)(0.5) == 2.0
+
+
+def test_has_aux_everywhere() -> None:
+    def f(x: Node) -> tuple[Scalar, dict[str, Scalar]]:
+        y = x * x
+        return y * x, {"square": y}
+
+    assert ag.jvp(f, (2.0,), (1.0,), has_aux=True) == (8.0, 12.0, {"square": 4.0})
+    value, pullback, aux = ag.vjp(f, 2.0, has_aux=True)
+    assert (value, pullback(1.0), aux) == (8.0, (12.0,), {"square": 4.0})
+    assert ag.hessian(f, has_aux=True)(2.0) == (12.0, {"square": 4.0})
+
+    def g(x: Node) -> tuple[list[Scalar], str]:
+        return [x * x, x], "aux"
+
+    assert ag.jacobian(g, has_aux=True)(3.0) == ([6.0, 1.0], "aux")
+    with pytest.raises(TypeError, match=r"has_aux=True\) needs the function to return a pair"):
+        ag.jvp(ag.exp, (1.0,), (1.0,), has_aux=True)  # type: ignore[call-overload]  # misuse

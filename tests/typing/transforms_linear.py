@@ -72,3 +72,21 @@ assert_type(ag.hessian(params_scalar)({"w": 1.0, "b": 2.0}), dict[str, dict[str,
 pullback2(1.0, 2.0)  # type: ignore[call-arg]  # one cotangent for one output
 ag.jacobian(vec)(1.0)  # type: ignore[arg-type]  # vec takes a sequence
 ag.hessian(outs)  # type: ignore[arg-type]  # hessian needs a scalar output
+
+
+# has_aux: the aux output keeps its type
+def with_aux(x: Node) -> tuple[Scalar, str]:
+    return x * x, "aux"
+
+
+def outs_aux(x: Node) -> tuple[list[Scalar], int]:
+    return [x, x * x], 1
+
+
+assert_type(ag.jvp(with_aux, (1.0,), (1.0,), has_aux=True), tuple[float, float, str])
+aux_value, aux_pullback, aux = ag.vjp(with_aux, 1.0, has_aux=True)
+assert_type(aux_pullback(1.0), tuple[float])
+assert_type(aux, str)
+assert_type(ag.jacobian(outs_aux, has_aux=True)(1.0), tuple[Sequence[float], int])
+assert_type(ag.hessian(with_aux, has_aux=True)(1.0), tuple[float, str])
+ag.hessian(with_aux)(1.0)  # type: ignore[arg-type]  # a pair needs has_aux=True
