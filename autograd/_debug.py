@@ -48,7 +48,7 @@ def debug_nans() -> Iterator[None]:
     ...
     FloatingPointError: debug_nans: Log produced nan in the forward pass from input (-1.0) at ...
     """
-    sites: MutableMapping[Node, str] = weakref.WeakKeyDictionary()
+    sites: MutableMapping[Node, tuple[str, int]] = weakref.WeakKeyDictionary()
     token = debug_sites.set(sites)
     _install()
     try:
@@ -90,19 +90,23 @@ def _recording(original: Callable[..., None]) -> Callable[..., None]:
         original(self, *args, **kwargs)
         sites = debug_sites.get()
         if sites is not None:
-            sites[self] = user_site()
+            sites[self] = _user_frame()  # the source text is read only for a report
 
     return __init__
 
 
-def user_site() -> str:
-    """``file:line: source`` of the innermost stack frame outside the autograd package."""
+def _user_frame() -> tuple[str, int]:
+    """File and line of the innermost stack frame outside the autograd package."""
     frame: FrameType | None = sys._getframe(1)
     while frame is not None and _internal(frame.f_code.co_filename):
         frame = frame.f_back
-    if frame is None:
-        return "<unknown>"
-    filename, line = frame.f_code.co_filename, frame.f_lineno
+    return ("<unknown>", 0) if frame is None else (frame.f_code.co_filename, frame.f_lineno)
+
+
+def _describe_site(site: tuple[str, int] | None) -> str:
+    if site is None:
+        return "<not recorded: built outside debug_nans()>"
+    filename, line = site
     source = linecache.getline(filename, line).strip()
     return f"{filename}:{line}: {source}" if source else f"{filename}:{line}"
 
@@ -132,7 +136,7 @@ def forward_nan(node: object) -> None:
     word = "input" if len(ins) == 1 else "inputs"
     raise FloatingPointError(
         f"debug_nans: {type(node).__name__} produced nan in the forward pass from "
-        f"{word} ({_fmt(ins)}) at {user_site()}"
+        f"{word} ({_fmt(ins)}) at {_describe_site(_user_frame())}"
     )
 
 
@@ -165,7 +169,7 @@ def _backward_nan(node: Node, ins: tuple[Node, ...], i: int, g: float | Node, pr
     if prev is not None and _isnan(prev):  # type: ignore[arg-type]  # a cotangent
         return
     sites = debug_sites.get()
-    site = sites.get(node, "<not recorded: built outside debug_nans()>") if sites else "?"
+    site = _describe_site(sites.get(node) if sites is not None else None)
     word = "input" if len(primals) == 1 else "inputs"
     raise FloatingPointError(
         f"debug_nans: {type(node).__name__} produced nan in the backward sweep "
@@ -184,7 +188,7 @@ def tangent_nan(node: Node, t: float | Node, tangents: Mapping[Node, float | Nod
     if any(_isnan(tangents[x]) for x in ins if x in tangents):
         return
     sites = debug_sites.get()
-    site = sites.get(node, "<not recorded: built outside debug_nans()>") if sites else "?"
+    site = _describe_site(sites.get(node) if sites is not None else None)
     raise FloatingPointError(
         f"debug_nans: {type(node).__name__} produced nan in the forward-mode (jvp) sweep "
         f"from inputs ({_fmt([x.value for x in ins])}); the node was built at {site}"

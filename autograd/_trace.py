@@ -12,7 +12,7 @@ nesting: ContextVar[int] = ContextVar("autograd_nesting", default=0)
 """How many transforms are tracing their function in this context. Non-zero means
 a result may be differentiated again, so sweeps must build nodes, not floats."""
 
-debug_sites: ContextVar[MutableMapping[Node, str] | None] = ContextVar(
+debug_sites: ContextVar[MutableMapping[Node, tuple[str, int]] | None] = ContextVar(
     "autograd_debug_nans", default=None
 )
 """Inside `debug_nans()`: where each node was built (weakly keyed); else None."""
