@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import attrs
 import pytest
@@ -384,3 +384,21 @@ def test_has_aux_everywhere() -> None:
     assert ag.jacobian(g, has_aux=True)(3.0) == ([6.0, 1.0], "aux")
     with pytest.raises(TypeError, match=r"has_aux=True\) needs the function to return a pair"):
         ag.jvp(ag.exp, (1.0,), (1.0,), has_aux=True)  # type: ignore[call-overload]  # misuse
+
+
+def test_vjp_nests_inside_grad_and_its_pullback_is_differentiable() -> None:
+    def f(x: Scalar) -> Scalar:
+        return x**3.0
+
+    def slope(x: Node) -> Scalar:
+        _, pullback = ag.vjp(f, x)
+        return pullback(1.0)[0]  # 3x**2, built as a graph under grad
+
+    assert ag.grad(slope)(2.0) == 12.0
+
+    def pulled(c: Node) -> Scalar:
+        _, pullback = ag.vjp(f, 2.0)  # traced at top level, pulled back with a node
+        # vjp_fn is typed for a top-level call (float in); under grad it takes a node
+        return pullback(cast(float, c))[0] * c  # 12 c**2
+
+    assert ag.grad(pulled)(1.5) == 36.0
