@@ -170,8 +170,8 @@ def second_derivative_sum(ws: Sequence[Scalar]) -> Scalar:
     def f(x: Scalar) -> Scalar:
         return ag.tanh(x) * ag.exp(x * 0.3)
 
-    d1: Callable[[Scalar], Scalar] = ag.grad(f)  # type: ignore[assignment]  # takes nodes when nested
-    d2: Callable[[Scalar], Scalar] = ag.grad(d1)  # type: ignore[assignment]  # likewise
+    d1: Callable[[Scalar], Scalar] = ag.grad(f)
+    d2: Callable[[Scalar], Scalar] = ag.grad(d1)
     return ag.sum([d2(w) * w for w in ws])
 
 

@@ -172,7 +172,7 @@ def first_derivative(f: Unary) -> Callable[[float], float]:
 
 
 def second_derivative(f: Unary) -> Callable[[float], float]:
-    first: Callable[[Scalar], Scalar] = ag.grad(f)  # type: ignore[assignment]  # takes nodes when nested
+    first: Callable[[Scalar], Scalar] = ag.grad(f)
     return ag.grad(first)
 
 

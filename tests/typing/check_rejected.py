@@ -32,11 +32,11 @@ n.value = 1.0  # type: ignore[misc]
 x.grad = 0.0  # type: ignore[attr-defined]
 
 # transforms check their arguments
-ag.grad(f)("a")  # type: ignore[arg-type]
-ag.grad(f)(1.0, 2.0)  # type: ignore[call-arg]
+ag.grad(f)("a")  # type: ignore[call-overload]
+ag.grad(f)(1.0, 2.0)  # type: ignore[call-overload]
 ag.grad(f, argnums="0")  # type: ignore[call-overload]
 ag.grad(1.0)  # type: ignore[call-overload]
-ag.value_and_grad(f)(None)  # type: ignore[arg-type]
+ag.value_and_grad(f)(None)  # type: ignore[call-overload]
 
 # ops take float | Node only
 ag.exp("1")  # type: ignore[call-overload]
