@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .._nodes import Scalar
+from .._nodes import Scalar, _Arith
 from .._ops import exp, log, mean, relu
 
 
@@ -51,23 +51,34 @@ def hinge(scores: Sequence[Scalar], labels: Sequence[float]) -> Scalar:
 
 
 def softplus(z: Scalar) -> Scalar:
-    """``log(1 + exp(z))`` without overflow: ``relu(z) + log(1 + exp(-|z|))``.
+    """``log(1 + exp(z))`` without overflow, with the right derivative everywhere.
 
-    ``|z|`` is ``relu(z) + relu(-z)``, so ``exp`` only sees numbers ``<= 0``.
+    For ``z >= 0`` it computes ``z + log(1 + exp(-z))``, else
+    ``log(1 + exp(z))``: ``exp`` only sees numbers ``<= 0``. The branch is
+    chosen on the value, which is safe in an eager tracer (the branch not
+    taken is never recorded). The branch-free ``relu(z) + log(1 + exp(-|z|))``
+    has the same values but, with ``relu'(0) == 0``, a derivative of 0 at
+    ``z == 0`` instead of 1/2. For ``z`` above about 37 the result rounds to
+    ``z`` (absolute error below ``1e-16``; there is no ``log1p`` op).
 
     >>> softplus(0.0), softplus(1000.0), softplus(-1000.0)
     (0.6931471805599453, 1000.0, 0.0)
     """
-    abs_z = relu(z) + relu(-z)
-    return relu(z) + log(1.0 + exp(-abs_z))
+    value = z.value if isinstance(z, _Arith) else z
+    if value >= 0.0:
+        return z + log(1.0 + exp(-z))
+    return log(1.0 + exp(z))  # also for nan: log(1 + exp(nan)) is nan
 
 
 def binary_cross_entropy_with_logits(logits: Sequence[Scalar], targets: Sequence[float]) -> Scalar:
     """Binary cross-entropy of targets in ``[0, 1]`` given logits, as PyTorch's.
 
-    ``mean(relu(z) - z * t + log(1 + exp(-|z|)))``, which equals
-    ``-t log sigmoid(z) - (1 - t) log(1 - sigmoid(z))`` but never takes the
-    log of 0 or overflows: a logit of 1000 with target 1 costs 0, not nan.
+    The mean of ``-t log sigmoid(z) - (1 - t) log(1 - sigmoid(z))``, computed
+    as ``(1 - t) z + log(1 + exp(-z))`` for ``z >= 0`` and
+    ``log(1 + exp(z)) - t z`` below (branching on the value, as `softplus`):
+    it never takes the log of 0 or overflows, a logit of 1000 with target 1
+    costs 0 (not nan), and no large terms cancel. The gradient is
+    ``sigmoid(z) - t``, also at ``z == 0``.
 
     >>> binary_cross_entropy_with_logits([0.0], [1.0])
     0.6931471805599453
@@ -78,4 +89,11 @@ def binary_cross_entropy_with_logits(logits: Sequence[Scalar], targets: Sequence
         ValueError: if the lengths differ.
     """
     _pairs("binary_cross_entropy_with_logits", logits, targets)
-    return mean([softplus(z) - z * t for z, t in zip(logits, targets, strict=True)])
+    return mean([_bce(z, t) for z, t in zip(logits, targets, strict=True)])
+
+
+def _bce(z: Scalar, t: float) -> Scalar:
+    value = z.value if isinstance(z, _Arith) else z
+    if value >= 0.0:
+        return (1.0 - t) * z + log(1.0 + exp(-z))
+    return log(1.0 + exp(z)) - t * z  # also for nan, which gives nan

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from collections.abc import Callable, Sequence
@@ -69,11 +70,11 @@ def init_mlp(sizes: Sequence[int], seed: int) -> MLP:
         raise ValueError(f"init_mlp() needs two or more positive int sizes, got {sizes!r}")
     rng = random.Random(seed)
     layers = []
-    for n_in, n_out in zip(sizes[:-1], sizes[1:], strict=True):
-        scale = 1.0 / math.sqrt(n_in)
+    for n_in, n_out in itertools.pairwise(sizes):
+        root = math.sqrt(n_in)
 
-        def draw(scale: float = scale) -> float:
-            return (2.0 * rng.random() - 1.0) * scale
+        def draw(root: float = root) -> float:
+            return (2.0 * rng.random() - 1.0) / root
 
         w = tuple(tuple(draw() for _ in range(n_in)) for _ in range(n_out))
         b = tuple(draw() for _ in range(n_out))
