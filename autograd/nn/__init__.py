@@ -38,3 +38,26 @@ from ._optim import SgdState as SgdState
 from ._optim import adam as adam
 from ._optim import apply_updates as apply_updates
 from ._optim import sgd as sgd
+
+__all__ = [
+    "MLP",
+    "Activation",
+    "Adam",
+    "AdamState",
+    "Dataset",
+    "Dense",
+    "Schedule",
+    "Sgd",
+    "SgdState",
+    "adam",
+    "apply_updates",
+    "binary_cross_entropy_with_logits",
+    "hinge",
+    "init_mlp",
+    "make_moons",
+    "mlp",
+    "mse",
+    "sgd",
+    "softplus",
+    "xor",
+]
