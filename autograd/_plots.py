@@ -45,15 +45,17 @@ def plot_history(losses: Sequence[float], accuracies: Sequence[float], path: Pat
     fig = Figure(figsize=(6, 4), dpi=100)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
-    ax.plot(steps, losses, color="#d93025", label="hinge loss")
+    (loss_line,) = ax.plot(steps, losses, color="#d93025", label="hinge loss")
     ax.set_xlabel("step")
     ax.set_ylabel("loss (all points)")
     acc = ax.twinx()
-    acc.plot(steps, [100 * a for a in accuracies], color="#1a73e8", label="accuracy")
+    (acc_line,) = acc.plot(
+        steps, [100 * a for a in accuracies], color="#1a73e8", label="training accuracy"
+    )
     acc.set_ylabel("training accuracy (%)")
     acc.set_ylim(0, 105)
     ax.set_title("training on two moons")
-    fig.legend(loc="center right")
+    acc.legend(handles=[loss_line, acc_line], loc="center right")
     fig.tight_layout()
     fig.savefig(path)
     return path
