@@ -102,7 +102,10 @@ def parse(text: str) -> Expr:
     try:
         tree = ast.parse(text, mode="eval")
     except (SyntaxError, ValueError) as e:
-        raise ExprError(f"not an expression: {getattr(e, 'msg', e)}") from None
+        message = str(getattr(e, "msg", e))
+        if "leading zeros" in message:  # Python's hint about octal would mislead here
+            message = "a whole number cannot start with 0 (write 7, not 07)"
+        raise ExprError(f"not an expression: {message}") from None
     except (RecursionError, MemoryError):
         raise ExprError("expression nested too deeply") from None
     return _convert(tree.body, text)

@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 import math
+import re
 import subprocess
 import sys
 import time
@@ -157,6 +158,7 @@ HOSTILE: list[tuple[str, ...]] = [
     ("   ",),
     ("1_000 * x", "x=1"),
     ("0x10 * x", "x=1"),
+    ("07 * x", "x=1"),
     ("x", "x=1_000"),
     ("x", "x=nan"),
     ("x", "x=inf"),
@@ -240,6 +242,43 @@ def test_fuzzed_grad_never_raises(expr: str, values: list[str]) -> None:
     assert code in (0, 2)
     if code == 2:
         assert err.count("\n") == 1
+
+
+def expressions() -> st.SearchStrategy[str]:
+    """Text in the grammar: numbers, x and y, operators, calls, parentheses."""
+    atoms = st.one_of(
+        st.sampled_from(["x", "y"]),
+        st.from_regex(r"(0|[1-9][0-9]{0,2})(\.[0-9]{0,3})?(e-?[0-9])?", fullmatch=True),
+    )
+
+    def extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+        return st.one_of(
+            st.tuples(inner, st.sampled_from(["+", "-", "*", "/", "**"]), inner).map(
+                lambda t: f"({t[0]} {t[1]} {t[2]})"
+            ),
+            st.tuples(st.sampled_from(["exp", "log", "tanh", "relu", "sigmoid", "-"]), inner).map(
+                lambda t: f"{t[0]}({t[1]})"
+            ),
+        )
+
+    return st.recursive(atoms, extend, max_leaves=12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(expr=expressions(), x=st.floats(-5, 5), y=st.floats(-5, 5))
+def test_generated_expressions_print_a_value_and_one_partial_per_name(
+    expr: str, x: float, y: float
+) -> None:
+    used = [n for n in ("x", "y") if re.search(rf"\b{n}\b", expr)]  # not the x of exp
+    values = {"x": f"x={x!r}", "y": f"y={y!r}"}
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = main(["grad", "--", expr, *(values[n] for n in used)], out=out)
+    assert code == 0, err.getvalue()
+    lines = out.getvalue().splitlines()
+    assert [line.split(" = ")[0] for line in lines] == ["value"] + [f"d/d{n}" for n in used]
+    for line in lines:
+        float(line.split(" = ")[1])  # inf, nan and -0.0 included
 
 
 @settings(max_examples=200, deadline=None)
