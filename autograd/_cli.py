@@ -236,7 +236,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Run the command line on ``argv`` (``sys.argv[1:]`` by default); return the exit status.
 
     Status 0 on success (and for ``--help``), 2 for bad input (one line on
-    stderr), 1 when an optional tool is missing or fails.
+    stderr), 1 when an optional tool is missing or fails, 130 on Ctrl-C.
     """
     stdout = sys.stdout if out is None else out
     try:
@@ -252,6 +252,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         return _fail(f"autograd: {e.strerror or e}: {e.filename or ''}".rstrip(": "), 1)
     except RuntimeError as e:  # Graphviz missing or failing
         return _fail(f"autograd: {e}", 1)
+    except KeyboardInterrupt:  # Ctrl-C during a long demo: no traceback either
+        return _fail("autograd: interrupted", 130)
 
 
 def _fail(message: str, status: int) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Sequence
+from typing import assert_type
 
 import mpmath
 import pytest
@@ -133,7 +134,10 @@ def test_grad_of_an_mlp_loss_is_an_mlp_matching_finite_differences() -> None:
         return nn.mse([nn.mlp(p, x, ag.tanh)[0] for x in data.xs], data.ys)
 
     grads = ag.grad(loss)(params)
+    assert_type(grads, nn.MLP)  # checked by mypy: the gradient has the parameters' type
     assert isinstance(grads, nn.MLP)
+    updates, _ = nn.adam(0.1).update(grads, nn.adam(0.1).init(params))
+    assert_type(nn.apply_updates(params, updates), nn.MLP)
     assert grads.sizes == params.sizes
 
     def with_w(layer: int, i: int, j: int, v: float) -> nn.MLP:
