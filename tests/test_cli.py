@@ -208,6 +208,18 @@ def test_hostile_input_exits_2_with_one_line_and_runs_nothing(
     assert list(folder.iterdir()) == []
 
 
+def test_hostile_input_is_refused_in_well_under_a_second(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # where the marker would appear if anything ran
+    for args in HOSTILE:
+        start = time.perf_counter()
+        code, err = _main_quietly(["grad", *args])
+        assert time.perf_counter() - start < 1.0, args
+        assert code == 2, (args, err)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_there_are_at_least_30_hostile_cases() -> None:
     assert len(HOSTILE) >= 30
 
