@@ -33,5 +33,6 @@ from ._transforms import gradients as gradients
 from ._transforms import grad as grad
 from ._transforms import stop_gradient as stop_gradient
 from ._transforms import value_and_grad as value_and_grad
+from ._jit import jit as jit
 
 __version__ = "0.1.0"
