@@ -60,10 +60,15 @@ class ExternalNodeError(Exception):
     """The graph reaches a variable that is not one of the traced inputs."""
 
 
+class GraphTooBigError(Exception):
+    """The graph needs more statements than the budget allows."""
+
+
 class Program:
     """The statements of one compiled graph, and the constants they read."""
 
-    def __init__(self, inputs: Sequence[Node]) -> None:
+    def __init__(self, inputs: Sequence[Node], budget: int) -> None:
+        self.budget = budget
         self.names: dict[Node, str] = {x: f"a{i}" for i, x in enumerate(inputs)}
         self.input_names = [f"a{i}" for i in range(len(inputs))]
         self.consts: dict[bytes, str] = {}
@@ -79,13 +84,19 @@ class Program:
             self.const_values.append(value)
         return name
 
+    def _check(self, more: int) -> None:
+        if len(self.stmts) + more > self.budget:
+            raise GraphTooBigError(f"over {self.budget} statements")
+
     def emit(self, target: str, expr: str, uses: tuple[str, ...]) -> None:
         self.stmts.append((target, expr, uses))
 
     def forward(self, outputs: Sequence[Node]) -> None:
         """Statements computing every node the outputs depend on, inputs first."""
         for out in outputs:
-            for node, _ in toposort(out, stop=self.names.keys()):
+            order = toposort(out, stop=self.names.keys())
+            self._check(len(order))
+            for node, _ in order:
                 if node not in self.names:
                     self.names[node] = self._forward(node, f"v{len(self.names)}")
 
@@ -131,6 +142,7 @@ class Program:
         """
         wanted = set(wrt)
         order = toposort(root, stop=wanted)
+        self._check(2 * len(order))  # about one statement per input of each node
         needs: set[Node] = set()  # nodes with a path to a variable: the rest is dead code
         for node, ins in order:
             if node in wanted or any(p in needs for p in ins):

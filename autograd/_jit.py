@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import ParamSpec, TypeVar, cast, get_args
 
-from ._codegen import ExternalNodeError, Program
+from ._codegen import ExternalNodeError, GraphTooBigError, Program
 from ._nodes import Leaf, Node, _Arith, int_to_float
 from ._pytree import TreeDef, flatten, flatten_any, unflatten
 from ._trace import nesting
@@ -195,12 +195,12 @@ def _trace(
             result = (vg.fn if vg is not None else fn)(*new_args, **kwargs)
     finally:
         nesting.reset(token)
-    program = Program(inputs)
+    program = Program(inputs, BUDGET)
     try:
         if vg is None:
             return _compile_plain(program, result)
         return _compile_grad(program, vg, result, inputs, trees, args)
-    except ExternalNodeError:  # the result depends on a node made outside: stay eager
+    except (ExternalNodeError, GraphTooBigError):  # an outside node, or too big: stay eager
         return _eager()
 
 
@@ -208,8 +208,6 @@ def _compile_plain(program: Program, result: object) -> _Entry:
     leaves, tree = flatten_any(result)
     nodes = [x for x in leaves if isinstance(x, _Arith)]
     program.forward(nodes)  # type: ignore[arg-type]  # every _Arith is a Node
-    if len(program.stmts) > BUDGET:
-        return _eager()
     names = [program.names[x] for x in nodes]  # type: ignore[index]
     run = program.link(names)
 
@@ -238,8 +236,6 @@ def _compile_grad(
     root = out if isinstance(out, _Arith) else None
     program.forward([*([root] if root is not None else []), *aux_nodes])
     grads = program.backward(root, wrt) if root is not None else ["0.0"] * len(wrt)
-    if len(program.stmts) > BUDGET:
-        return _eager()
     value = [program.names[root]] if root is not None else []
     run = program.link([*value, *grads, *(program.names[x] for x in aux_nodes)])
     const_value = float(out) if not isinstance(out, _Arith) else 0.0

@@ -6,6 +6,7 @@ engine under test (and, optionally, micrograd and torch).
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 
@@ -16,7 +17,9 @@ Params = list[list[list[float]]]
 """``params[layer][neuron]`` is that neuron's weights followed by its bias."""
 
 
-def make_moons(n: int = 100, noise: float = 0.1, seed: int = 0) -> tuple[list[list[float]], list[float]]:
+def make_moons(
+    n: int = 100, noise: float = 0.1, seed: int = 0
+) -> tuple[list[list[float]], list[float]]:
     """``n`` points on two interleaved half circles, labels -1.0 and 1.0 (as sklearn's)."""
     rng = random.Random(seed)
     xs: list[list[float]] = []
@@ -36,7 +39,7 @@ def init_params(sizes: tuple[int, ...] = SIZES, seed: int = 1) -> Params:
     rng = random.Random(seed)
     return [
         [[rng.uniform(-1.0, 1.0) for _ in range(nin)] + [0.0] for _ in range(nout)]
-        for nin, nout in zip(sizes[:-1], sizes[1:], strict=True)
+        for nin, nout in itertools.pairwise(sizes)
     ]
 
 

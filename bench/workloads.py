@@ -12,15 +12,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-import autograd as ag
 from moons import Params, flat
+
+import autograd as ag
 
 Result = tuple[float, list[float]]
 Step = Callable[[], Result]
 ALPHA = 1e-4
 
 
-class Skip(Exception):  # noqa: N818 - reads better in the table: "Skip: not installed"
+class Skip(Exception):
     """The engine cannot run this workload; the message says why."""
 
 
@@ -84,7 +85,7 @@ def w1_jit() -> Step:
 
 
 def w1_micrograd() -> Step:
-    Value = _micrograd().Value  # type: ignore[attr-defined]  # noqa: N806
+    Value = _micrograd().Value  # type: ignore[attr-defined]
 
     def step() -> Result:
         w1, w2 = Value(2.0), Value(3.0)
@@ -133,7 +134,9 @@ def mlp_loss(params: Params, xs: Sequence[Sequence[float]], ys: Sequence[float])
     return ag.mean(losses) + ALPHA * reg
 
 
-def _w2_ours(vg: Callable[..., object], params: Params, xs: list[list[float]], ys: list[float]) -> Step:
+def _w2_ours(
+    vg: Callable[..., object], params: Params, xs: list[list[float]], ys: list[float]
+) -> Step:
     def step() -> Result:
         value, g = vg(params, xs, ys)  # type: ignore[misc]
         return value, flat(g)
@@ -212,9 +215,9 @@ def w2_floor(params: Params, xs: list[list[float]], ys: list[float]) -> Step:
         for (x0, x1), y in zip(xs, ys, strict=True):
             z1 = [n[2] + n[0] * x0 + n[1] * x1 for n in l1]
             h1 = [z if z > 0.0 else 0.0 for z in z1]
-            z2 = [n[-1] + sum([w * h for w, h in zip(n, h1)]) for n in l2]
+            z2 = [n[-1] + sum([w * h for w, h in zip(n, h1, strict=False)]) for n in l2]
             h2 = [z if z > 0.0 else 0.0 for z in z2]
-            s = w3[-1] + sum([w * h for w, h in zip(w3, h2)])
+            s = w3[-1] + sum([w * h for w, h in zip(w3, h2, strict=False)])
             margin = 1.0 - y * s
             if margin <= 0.0:
                 continue
@@ -233,7 +236,7 @@ def w2_floor(params: Params, xs: list[list[float]], ys: list[float]) -> Step:
                     gk[j] += d * h
                     dh1[j] += d * n[j]
                 gk[-1] += d
-            for j, n in enumerate(l1):
+            for j in range(len(l1)):
                 if z1[j] > 0.0:
                     d = dh1[j]
                     gj = g1[j]
@@ -282,8 +285,8 @@ def w3_jit(n: int) -> Step:
 
 
 def _micrograd_tanh(x: object) -> object:
-    """micrograd 0.1.0 has no tanh: one written in its own style (its lecture's)."""
-    Value = _micrograd().Value  # type: ignore[attr-defined]  # noqa: N806
+    """Micrograd 0.1.0 has no tanh: one written in its own style (its lecture's)."""
+    Value = _micrograd().Value  # type: ignore[attr-defined]
     t = math.tanh(x.data)  # type: ignore[attr-defined]
     out = Value(t, (x,), "tanh")
 
@@ -295,7 +298,7 @@ def _micrograd_tanh(x: object) -> object:
 
 
 def w3_micrograd(n: int) -> Step:
-    Value = _micrograd().Value  # type: ignore[attr-defined]  # noqa: N806
+    Value = _micrograd().Value  # type: ignore[attr-defined]
 
     def step() -> Result:
         x0 = Value(0.5)
@@ -367,7 +370,7 @@ def w4_jit(n: int) -> Step:
 
 
 def w4_micrograd(n: int) -> Step:
-    Value = _micrograd().Value  # type: ignore[attr-defined]  # noqa: N806
+    Value = _micrograd().Value  # type: ignore[attr-defined]
     ws, xs = wide_data(n)
 
     def step() -> Result:
