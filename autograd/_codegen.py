@@ -74,6 +74,7 @@ class Program:
         self.consts: dict[bytes, str] = {}
         self.const_values: list[float] = []
         self.stmts: list[Stmt] = []
+        self.orders: dict[Node, list[tuple[Node, tuple[Node, ...]]]] = {}
 
     def const(self, value: float) -> str:
         """A name for a constant, shared by every constant with the same bits."""
@@ -95,6 +96,8 @@ class Program:
         """Statements computing every node the outputs depend on, inputs first."""
         for out in outputs:
             order = toposort(out, stop=self.names.keys())
+            if len(self.names) == len(self.input_names):  # stopped only at inputs: reusable
+                self.orders[out] = order
             self._check(len(order))
             for node, _ in order:
                 if node not in self.names:
@@ -141,7 +144,9 @@ class Program:
         Returns, per variable, the name holding its cotangent (``0.0`` if none).
         """
         wanted = set(wrt)
-        order = toposort(root, stop=wanted)
+        # Variables are leaves: stopping at them changes nothing, so `forward`'s walk
+        # from the root, which stopped only at the inputs, is the sweep's order too.
+        order = self.orders.get(root) or toposort(root, stop=wanted)
         self._check(2 * len(order))  # about one statement per input of each node
         needs: set[Node] = set()  # nodes with a path to a variable: the rest is dead code
         for node, ins in order:
@@ -249,7 +254,8 @@ class Program:
                 body.append(f"    return ({''.join(reg.get(o, o) + ', ' for o in outputs)})")
             src.append(f"def chunk{ci}(R):\n" + "\n".join(body or ["    pass"]))
         namespace = dict(_HELPERS)
-        exec(compile("\n".join(src), "<autograd.jit>", "exec"), namespace)
+        for chunk_src in src:  # one at a time: CPython compiles one big module superlinearly
+            exec(compile(chunk_src, "<autograd.jit>", "exec"), namespace)
         fns = [namespace[f"chunk{ci}"] for ci in range(len(chunks))]
         return _runner(fns, list(self.const_values), len(slots))  # type: ignore[arg-type]
 

@@ -55,9 +55,10 @@ def prepare(
     for engine, setup in setups.items():
         try:
             step = setup()
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             result = step()
             first = time.perf_counter() - t0
+            first_cpu = time.process_time() - c0
         except w.Skip as e:
             notes[engine] = str(e)
             continue
@@ -65,7 +66,7 @@ def prepare(
             notes[engine] = "RecursionError"
             continue
         if engine == "jit":
-            notes["jit first call"] = first
+            notes["jit first call"] = f"{fmt(first)} ({fmt(first_cpu)} CPU)"
         if reference is None:
             reference = result
         check(name, engine, result, reference)
