@@ -79,7 +79,13 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
             key, flat = _slow_key(args, static, kwargs, fn, vg)
             if key is None:  # a node among the arguments: an outer graph
                 return fn(*args, **kwargs)
-        entry = cache.get(key)
+        try:
+            entry = cache.get(key)
+        except TypeError as e:  # an unhashable static or keyword argument
+            raise TypeError(
+                f"jit: static arguments (static_argnums={static}) and keyword arguments "
+                f"are part of the cache key and must be hashable: {e}"
+            ) from None
         if entry is None:
             entry = cache[key] = _trace(fn, vg, args, static, kwargs)
         if entry.program is None:

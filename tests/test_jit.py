@@ -290,3 +290,10 @@ def test_every_rule_bit_identical_on_a_grid(op: int) -> None:
     for a in GRID:
         for b in (0.37, -1.9, 0.0, 3.0):
             assert bits(jitted(a, b)) == bits(eager(a, b)), (a, b)
+
+
+def test_unhashable_static_argument_is_a_clear_error() -> None:
+    f = ag.jit(lambda x, opts: x * len(opts), static_argnums=1)
+    assert f(2.0, ("a", "b")) == 4.0
+    with pytest.raises(TypeError, match="must be hashable"):
+        f(2.0, ["a", "b"])
