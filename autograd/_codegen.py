@@ -17,7 +17,7 @@ import math
 import re
 import struct
 from collections.abc import Callable, Sequence
-from typing import assert_never
+from typing import assert_never, cast
 
 from ._nodes import (
     Add,
@@ -147,7 +147,7 @@ class Program:
         # Variables are leaves: stopping at them changes nothing, so `forward`'s walk
         # from the root, which stopped only at the inputs, is the sweep's order too.
         order = self.orders.get(root) or toposort(root, stop=wanted)
-        self._check(2 * len(order))  # about one statement per input of each node
+        self._check(len(order) // 2)  # a lower bound: sums pass cotangents on for free
         needs: set[Node] = set()  # nodes with a path to a variable: the rest is dead code
         for node, ins in order:
             if node in wanted or any(p in needs for p in ins):
@@ -225,39 +225,51 @@ class Program:
 
     def link(self, outputs: Sequence[str]) -> Callable[[list[float]], tuple[float, ...]]:
         """Compile the statements into chunks of `CHUNK`; the result maps inputs to outputs."""
+        self._check(0)
         chunks = [self.stmts[i : i + CHUNK] for i in range(0, len(self.stmts), CHUNK)] or [[]]
+        single = len(chunks) == 1
+        if not single:  # outputs are read from R at the end: name the literal zero too
+            outputs = [self.const(0.0) if o == "0.0" else o for o in outputs]
         slots: dict[str, int] = {}
         for name in (*self.input_names, *(f"k{i}" for i in range(len(self.const_values)))):
             slots[name] = len(slots)
         home: dict[str, int] = dict.fromkeys(slots, -1)  # the chunk that last set a name
         loads: list[list[str]] = [[] for _ in chunks]
         stores: list[set[str]] = [set() for _ in chunks]
-        final = [o for o in outputs if o != "0.0"]
         for ci, chunk in enumerate(chunks):
             seen: set[str] = set()
             for target, _, uses in chunk:
                 self._cross(uses, ci, home, slots, loads[ci], stores, seen)
                 home[target] = ci
                 seen.add(target)
-            if ci == len(chunks) - 1:
-                self._cross(tuple(final), ci, home, slots, loads[ci], stores, seen)
+        final = [o for o in outputs if o != "0.0"]
+        if single:  # the one chunk returns its outputs
+            own = {t for t, _, _ in self.stmts}
+            self._cross(tuple(final), 0, home, slots, loads[0], stores, own)
+        else:  # each chunk stores the outputs it sets
+            for o in final:
+                if home[o] >= 0:
+                    stores[home[o]].add(o)
+                slots.setdefault(o, len(slots))
         src = []
         for ci, chunk in enumerate(chunks):
-            last = ci == len(chunks) - 1
-            live_out = {*stores[ci], *(final if last else ())}
+            live_out = {*stores[ci], *(final if single else ())}
             reg = _registers(chunk, loads[ci], live_out)
             body = [f"    {reg[u]} = R[{slots[u]}]" for u in loads[ci]]
             rename = functools.partial(_rename, reg)
             body += [f"    {reg[t]} = {_NAME.sub(rename, e)}" for t, e, _ in chunk]
             body += [f"    R[{slots[s]}] = {reg[s]}" for s in sorted(stores[ci])]
-            if last:
+            if single:
                 body.append(f"    return ({''.join(reg.get(o, o) + ', ' for o in outputs)})")
             src.append(f"def chunk{ci}(R):\n" + "\n".join(body or ["    pass"]))
         namespace = dict(_HELPERS)
         for chunk_src in src:  # one at a time: CPython compiles one big module superlinearly
             exec(compile(chunk_src, "<autograd.jit>", "exec"), namespace)
-        fns = [namespace[f"chunk{ci}"] for ci in range(len(chunks))]
-        return _runner(fns, list(self.const_values), len(slots))  # type: ignore[arg-type]
+        fns = [cast(_Chunk, namespace[f"chunk{ci}"]) for ci in range(len(chunks))]
+        consts = list(self.const_values)
+        if single:
+            return _run_one(fns[0], consts)
+        return _run_chunks(fns, consts, len(slots), [slots[o] for o in outputs])
 
     @staticmethod
     def _cross(
@@ -313,23 +325,27 @@ def _registers(chunk: list[Stmt], loads: list[str], live_out: set[str]) -> dict[
     return reg
 
 
-def _runner(
-    fns: list[Callable[[list[object]], tuple[float, ...] | None]], consts: list[float], size: int
+_Chunk = Callable[[list[object]], tuple[float, ...]]
+"""A generated function: reads and writes the list ``R``; a lone chunk returns the outputs."""
+
+
+def _run_one(fn: _Chunk, consts: list[float]) -> Callable[[list[float]], tuple[float, ...]]:
+    base: list[object] = [*consts]
+
+    def run(inputs: list[float]) -> tuple[float, ...]:
+        return fn([*inputs, *base])
+
+    return run
+
+
+def _run_chunks(
+    fns: list[_Chunk], consts: list[float], size: int, out: list[int]
 ) -> Callable[[list[float]], tuple[float, ...]]:
-    *first, last = fns
-    if not first:
-        base: list[object] = [*consts]
-
-        def run_one(inputs: list[float]) -> tuple[float, ...]:
-            return last([*inputs, *base])  # type: ignore[return-value]  # the last chunk returns
-
-        return run_one
-
     def run(inputs: list[float]) -> tuple[float, ...]:
         r: list[object] = [*inputs, *consts]
         r.extend([None] * (size - len(r)))
-        for fn in first:
+        for fn in fns:
             fn(r)
-        return last(r)  # type: ignore[return-value]  # the last chunk returns
+        return tuple([r[i] for i in out])  # type: ignore[misc]  # every output slot holds a float
 
     return run
