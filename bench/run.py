@@ -75,16 +75,22 @@ def prepare(
 
 
 def time_interleaved(steps: dict[str, w.Step], reps: int) -> dict[str, float]:
-    """Median seconds per step; engines take turns, so load on the machine hits all alike."""
+    """Median seconds per step; engines take turns, so load on the machine hits all alike.
+
+    Collections that a step's allocations trigger count in its time. Garbage a
+    step leaves in reference cycles (micrograd's closures) is collected after
+    it, untimed, so that it is not charged to the next engine.
+    """
     times: dict[str, list[float]] = {e: [] for e in steps}
     gc.collect()
-    gc.freeze()  # what exists now is never garbage: collections during a step stay cheap
+    gc.freeze()  # what exists now is never garbage: collections stay cheap
     try:
         for _ in range(reps):
             for engine, step in steps.items():
                 t0 = time.perf_counter()
                 step()
                 times[engine].append(time.perf_counter() - t0)
+                gc.collect()
     finally:
         gc.unfreeze()
     return {e: statistics.median(ts) for e, ts in times.items()}
