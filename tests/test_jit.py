@@ -297,3 +297,41 @@ def test_unhashable_static_argument_is_a_clear_error() -> None:
     assert f(2.0, ("a", "b")) == 4.0
     with pytest.raises(TypeError, match="must be hashable"):
         f(2.0, ["a", "b"])
+
+
+def test_keyword_arguments_are_static() -> None:
+    traces: list[float] = []
+
+    def f(x: Scalar, *, scale: float) -> Scalar:
+        traces.append(scale)
+        return x * scale
+
+    g = ag.jit(f)
+    assert [g(2.0, scale=3.0), g(5.0, scale=3.0), g(2.0, scale=0.5)] == [6.0, 15.0, 1.0]
+    assert traces == [3.0, 0.5]
+
+
+def test_trace_does_not_disturb_other_threads() -> None:
+    import threading
+
+    inside, release = threading.Event(), threading.Event()
+    seen: list[float] = []
+
+    def slow(x: Scalar) -> Scalar:
+        inside.set()
+        release.wait(timeout=10)
+        return x * 2.0
+
+    def trace() -> None:
+        out = ag.jit(slow)(1.5)
+        assert isinstance(out, float)
+        seen.append(out)
+
+    tracer = threading.Thread(target=trace)
+    tracer.start()
+    assert inside.wait(timeout=10)
+    y = ag.tanh(Leaf(0.5) * 2.0)  # another thread, while the trace runs: values read as usual
+    seen.append(y.value)
+    release.set()
+    tracer.join()
+    assert seen == [math.tanh(1.0), 3.0]
