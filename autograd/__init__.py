@@ -15,6 +15,7 @@ from ._jacobian import hessian as hessian
 from ._jacobian import jacobian as jacobian
 from ._jacobian import jvp as jvp
 from ._jacobian import vjp as vjp
+from ._jit import jit as jit
 from ._nodes import Add as Add
 from ._nodes import Const as Const
 from ._nodes import Exp as Exp

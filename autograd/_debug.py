@@ -20,6 +20,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, MutableMapp
 from types import FrameType
 from typing import get_args
 
+from . import _nodes
 from ._nodes import Const, Leaf, Node, S, _Arith
 from ._trace import debug_sites, parents
 
@@ -66,6 +67,7 @@ def _install() -> None:
         _active += 1
         if _active > 1:
             return
+        _nodes.on_build = _record  # the operators' fast builders
         for cls in get_args(Node):
             if cls in (Leaf, Const):
                 continue
@@ -80,6 +82,7 @@ def _uninstall() -> None:
         _active -= 1
         if _active > 0:
             return
+        _nodes.on_build = None
         for cls, original in _original_inits.items():
             setattr(cls, "__init__", original)  # noqa: B010 - as above
         _original_inits.clear()
@@ -88,11 +91,15 @@ def _uninstall() -> None:
 def _recording(original: Callable[..., None]) -> Callable[..., None]:
     def __init__(self: Node, *args: object, **kwargs: object) -> None:
         original(self, *args, **kwargs)
-        sites = debug_sites.get()
-        if sites is not None:
-            sites[self] = _user_frame()  # the source text is read only for a report
+        _record(self)
 
     return __init__
+
+
+def _record(node: _Arith) -> None:
+    sites = debug_sites.get()
+    if sites is not None:  # only contexts inside debug_nans() record
+        sites[node] = _user_frame()  # type: ignore[index]  # every _Arith is a Node; source text is read only for a report
 
 
 def _user_frame() -> tuple[str, int]:

@@ -13,13 +13,13 @@ from collections.abc import Iterable, Sequence
 from typing import overload
 
 from ._nodes import (
-    Exp,
     Node,
-    Relu,
     Scalar,
-    Sigmoid,
-    Tanh,
     _Arith,
+    _exp,
+    _relu,
+    _sigmoid,
+    _tanh,
     div_float,
     exp_float,
     log,
@@ -42,7 +42,7 @@ def exp(x: Scalar) -> Scalar:
     >>> exp(0.0), exp(1000.0)
     (1.0, inf)
     """
-    return Exp(x) if isinstance(x, _Arith) else exp_float(x)
+    return _exp(x) if isinstance(x, _Arith) else exp_float(x)
 
 
 @overload
@@ -57,7 +57,7 @@ def tanh(x: Scalar) -> Scalar:
     >>> tanh(0.0), tanh(1000.0)
     (0.0, 1.0)
     """
-    return Tanh(x) if isinstance(x, _Arith) else math.tanh(x)
+    return _tanh(x) if isinstance(x, _Arith) else math.tanh(x)
 
 
 @overload
@@ -72,7 +72,7 @@ def relu(x: Scalar) -> Scalar:
     >>> relu(-2.0), relu(3.0)
     (0.0, 3.0)
     """
-    return Relu(x) if isinstance(x, _Arith) else relu_float(x)
+    return _relu(x) if isinstance(x, _Arith) else relu_float(x)
 
 
 @overload
@@ -87,7 +87,7 @@ def sigmoid(x: Scalar) -> Scalar:
     >>> sigmoid(0.0), sigmoid(-1000.0)
     (0.5, 0.0)
     """
-    return Sigmoid(x) if isinstance(x, _Arith) else sigmoid_float(x)
+    return _sigmoid(x) if isinstance(x, _Arith) else sigmoid_float(x)
 
 
 @overload

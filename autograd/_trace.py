@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, MutableMapping
 from contextvars import ContextVar
-from typing import assert_never
+from operator import attrgetter
+from typing import assert_never, cast
 
 from ._nodes import Add, Const, Exp, Leaf, Log, Mul, Node, Pow, Relu, S, Sigmoid, Tanh
 
@@ -39,21 +40,25 @@ def toposort(root: Node, stop: Collection[Node] = ()) -> list[tuple[Node, tuple[
     ``stop`` are taken as inputs: the walk does not enter them.
     """
     order: list[tuple[Node, tuple[Node, ...]]] = []
+    emit = order.append
     entered: dict[Node, tuple[Node, ...] | None] = {}  # None once emitted
     stack = [root]
+    push, pop, extend = stack.append, stack.pop, stack.extend
     while stack:
-        node = stack.pop()
-        if node not in entered:
+        node = pop()
+        ins = entered.get(node, _NEW)
+        if ins is _NEW:
             ins = () if node in stop else parents(node)
             entered[node] = ins
-            stack.append(node)  # come back to emit it after its inputs
-            stack.extend(p for p in reversed(ins) if p not in entered)
-        else:
-            ins_or_done = entered[node]
-            if ins_or_done is not None:  # second visit: every input is emitted
-                order.append((node, ins_or_done))
-                entered[node] = None
+            push(node)  # come back to emit it after its inputs
+            extend(reversed(ins))  # an input already entered is skipped when popped
+        elif ins is not None:  # second visit: every input is emitted
+            emit((node, ins))
+            entered[node] = None
     return order
+
+
+_NEW = cast("tuple[Node, ...]", object())  # marks a node not yet entered, by identity
 
 
 def backward(
@@ -77,19 +82,20 @@ def backward(
         from ._debug import sweep_checked  # lazy: _debug imports this module
 
         return sweep_checked(order, cotangents, primal, keep)
+    get = cotangents.get
     for node, ins in reversed(order):
         g = cotangents[node] if keep is None or node in keep else cotangents.pop(node)
         if not ins:
             continue
         for x, gx in zip(ins, node.vjp(g, primal), strict=True):
-            prev = cotangents.get(x)
+            prev = get(x)
             cotangents[x] = gx if prev is None else prev + gx
     return cotangents
 
 
-def float_view(node: Node) -> float:
-    """A node's primal in a first-order sweep: its value."""
-    return node.value
+float_view = cast("Callable[[Node], float]", attrgetter("value"))
+"""A node's primal in a first-order sweep: its value (a C-level getter: the sweep's
+hottest call)."""
 
 
 def node_view(node: Node) -> Node:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Concatenate, Literal, ParamSpec, Protocol, TypeVar, overload
 
@@ -155,6 +156,7 @@ def grad(
         value, grads = vg(args, kwargs)
         return (grads, value[1]) if has_aux else grads  # type: ignore[index]  # (out, aux)
 
+    _made_by[grad_fn] = vg
     return grad_fn
 
 
@@ -234,10 +236,25 @@ def value_and_grad(
     def value_and_grad_fn(*args: object, **kwargs: object) -> object:
         return vg(args, kwargs)
 
+    _made_by[value_and_grad_fn] = vg
     return value_and_grad_fn
 
 
 # ---- the machinery ----------------------------------------------------------
+
+_made_by: weakref.WeakKeyDictionary[Callable[..., object], _ValueAndGrad] = (
+    weakref.WeakKeyDictionary()
+)
+"""The differentiation behind each function `grad` and `value_and_grad` return, so
+`jit` can compile the function's backward pass instead of tracing the sweep."""
+
+
+def transform_of(fn: Callable[..., object]) -> _ValueAndGrad | None:
+    """The `_ValueAndGrad` that ``fn`` runs, if `grad` or `value_and_grad` made it."""
+    try:
+        return _made_by.get(fn)
+    except TypeError:  # not weak-referenceable: not one of ours
+        return None
 
 
 class _ValueAndGrad:
@@ -258,12 +275,7 @@ class _ValueAndGrad:
     def __call__(
         self, args: tuple[object, ...], kwargs: dict[str, object]
     ) -> tuple[object, object]:
-        for i in self.argnums:
-            if i >= len(args):
-                raise TypeError(
-                    f"{self.name}(..., argnums={i}): the function was called with "
-                    f"{len(args)} positional argument(s); differentiated arguments are positional"
-                )
+        self.check_positional(args)
         flat = [flatten(args[i], self._root(i)) for i in self.argnums]  # errors before any work
         variables = [[_variable(x) for x in leaves] for leaves, _ in flat]
         new_args = list(args)
@@ -288,6 +300,15 @@ class _ValueAndGrad:
         if self.has_aux:
             value = (value, aux if nested else _values(aux))
         return value, trees[0] if self.single else tuple(trees)
+
+    def check_positional(self, args: tuple[object, ...]) -> None:
+        """Raise `TypeError` if a differentiated argument is missing."""
+        for i in self.argnums:
+            if i >= len(args):
+                raise TypeError(
+                    f"{self.name}(..., argnums={i}): the function was called with "
+                    f"{len(args)} positional argument(s); differentiated arguments are positional"
+                )
 
     def _root(self, i: int) -> str:
         return self.arg_names[i] if i < len(self.arg_names) else f"args[{i}]"

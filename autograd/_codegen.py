@@ -1,0 +1,351 @@
+"""Compile a traced graph to straight-line Python: one statement per node.
+
+The forward pass computes each node's value with the float helpers its class
+uses (`exp_float`, `pow_scalar_float`, ...); the backward pass mirrors the
+float instantiation of each class's ``vjp`` rule, node by node, in the order
+the eager sweep (`_trace.backward`) visits them and accumulates cotangents.
+Conditions inside rules (relu's mask, pow's exponent-0 case and masks) become
+conditional expressions on run-time values, never decisions frozen from the
+trace. Constants are passed in as objects, so ``-0.0``, ``nan`` and ``inf``
+keep their bits. `tests/test_jit.py` checks every rule here against eager.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import struct
+from collections.abc import Callable, Sequence
+from typing import assert_never, cast
+
+from ._nodes import (
+    Add,
+    Const,
+    Exp,
+    Leaf,
+    Log,
+    Mul,
+    Node,
+    Pow,
+    Relu,
+    Sigmoid,
+    Tanh,
+    exp_float,
+    log_float,
+    pow_float,
+    pow_scalar_float,
+    relu_float,
+    sigmoid_float,
+)
+from ._trace import toposort
+
+CHUNK = 20_000
+"""Statements per generated function: CPython compiles very long functions slowly."""
+
+_HELPERS: dict[str, object] = {
+    "exp_float": exp_float,
+    "log_float": log_float,
+    "pow_float": pow_float,
+    "pow_scalar_float": pow_scalar_float,
+    "relu_float": relu_float,
+    "sigmoid_float": sigmoid_float,
+    "tanh": math.tanh,
+}
+
+Stmt = tuple[str, str, tuple[str, ...]]  # target name, expression, names it reads
+
+
+class ExternalNodeError(Exception):
+    """The graph reaches a variable that is not one of the traced inputs."""
+
+
+class GraphTooBigError(Exception):
+    """The graph needs more statements than the budget allows."""
+
+
+class Program:
+    """The statements of one compiled graph, and the constants they read."""
+
+    def __init__(self, inputs: Sequence[Node], budget: int) -> None:
+        self.budget = budget
+        self.names: dict[Node, str] = {x: f"a{i}" for i, x in enumerate(inputs)}
+        self.input_names = [f"a{i}" for i in range(len(inputs))]
+        self.consts: dict[bytes, str] = {}
+        self.const_values: list[float] = []
+        self.stmts: list[Stmt] = []
+        self.orders: dict[Node, list[tuple[Node, tuple[Node, ...]]]] = {}
+
+    def const(self, value: float) -> str:
+        """A name for a constant, shared by every constant with the same bits."""
+        key = struct.pack("<d", value)
+        name = self.consts.get(key)
+        if name is None:
+            name = self.consts[key] = f"k{len(self.const_values)}"
+            self.const_values.append(value)
+        return name
+
+    def _check(self, more: int) -> None:
+        if len(self.stmts) + more > self.budget:
+            raise GraphTooBigError(f"over {self.budget} statements")
+
+    def emit(self, target: str, expr: str, uses: tuple[str, ...]) -> None:
+        self.stmts.append((target, expr, uses))
+
+    def forward(self, outputs: Sequence[Node]) -> None:
+        """Statements computing every node the outputs depend on, inputs first."""
+        for out in outputs:
+            order = toposort(out, stop=self.names.keys())
+            if len(self.names) == len(self.input_names):  # stopped only at inputs: reusable
+                self.orders[out] = order
+            self._check(len(order))
+            for node, _ in order:
+                if node not in self.names:
+                    self.names[node] = self._forward(node, f"v{len(self.names)}")
+
+    def _forward(self, node: Node, v: str) -> str:
+        n = self.names
+        match node:
+            case Const():
+                return self.const(node.value)
+            case Leaf():
+                raise ExternalNodeError(node)
+            case Add():
+                x, y = n[node.x], n[node.y]
+                self.emit(v, f"{x} + {y}", (x, y))
+            case Mul():
+                x, y = n[node.x], n[node.y]
+                self.emit(v, f"{x} * {y}", (x, y))
+            case Pow():
+                x, y = n[node.x], n[node.y]
+                if type(node.y) is not Const:
+                    self.emit(v, f"pow_float({x}, {y})", (x, y))
+                elif node.y.value == 2.0:  # pow_scalar_float's first case, inlined
+                    self.emit(v, f"{x} * {x}", (x,))
+                else:
+                    self.emit(v, f"pow_scalar_float({x}, {y})", (x, y))
+            case Exp():
+                self.emit(v, f"exp_float({n[node.x]})", (n[node.x],))
+            case Log():
+                self.emit(v, f"log_float({n[node.x]})", (n[node.x],))
+            case Tanh():
+                self.emit(v, f"tanh({n[node.x]})", (n[node.x],))
+            case Relu():
+                self.emit(v, f"relu_float({n[node.x]})", (n[node.x],))
+            case Sigmoid():
+                self.emit(v, f"sigmoid_float({n[node.x]})", (n[node.x],))
+            case _:
+                assert_never(node)
+        return v
+
+    def backward(self, root: Node, wrt: Sequence[Node]) -> list[str]:
+        """Statements for the cotangents of ``wrt``, in the eager sweep's order.
+
+        Returns, per variable, the name holding its cotangent (``0.0`` if none).
+        """
+        wanted = set(wrt)
+        # Variables are leaves: stopping at them changes nothing, so `forward`'s walk
+        # from the root, which stopped only at the inputs, is the sweep's order too.
+        order = self.orders.get(root) or toposort(root, stop=wanted)
+        self._check(len(order) // 2)  # a lower bound: sums pass cotangents on for free
+        needs: set[Node] = set()  # nodes with a path to a variable: the rest is dead code
+        for node, ins in order:
+            if node in wanted or any(p in needs for p in ins):
+                needs.add(node)
+        if root not in needs:
+            return ["0.0"] * len(wrt)
+        cot: dict[Node, str] = {root: self.const(1.0)}
+        for node, ins in reversed(order):
+            if ins and node in needs:
+                self._vjp(node, ins, cot, needs)
+        return [cot.get(x, "0.0") for x in wrt]
+
+    def _vjp(
+        self, node: Node, ins: tuple[Node, ...], cot: dict[Node, str], needs: set[Node]
+    ) -> None:
+        """Accumulate ``node``'s contributions into its inputs' cotangents (field order).
+
+        Every statement sets a fresh name, so a contribution that is just a
+        name (``Add`` passes ``g`` on) is shared without a copy.
+        """
+        for x, (expr, uses) in zip(ins, self._rule(node, cot[node]), strict=True):
+            if x not in needs:
+                continue
+            prev = cot.get(x)
+            if prev is None and expr.isidentifier():
+                cot[x] = expr
+                continue
+            target = f"g{len(self.stmts)}"
+            if prev is None:
+                self.emit(target, expr, uses)
+            else:  # the sweep's `prev + gx`
+                self.emit(target, f"{prev} + ({expr})", (prev, *uses))
+            cot[x] = target
+
+    def _rule(self, node: Node, g: str) -> list[tuple[str, tuple[str, ...]]]:
+        """The float instantiation of ``node.vjp``, as source (see each class's rule)."""
+        n = self.names
+        v = n[node]
+        match node:
+            case Leaf() | Const():
+                return []
+            case Add():
+                return [(g, (g,)), (g, (g,))]
+            case Mul():
+                x, y = n[node.x], n[node.y]
+                return [(f"{g} * {y}", (g, y)), (f"{g} * {x}", (g, x))]
+            case Pow():
+                return self._pow_rule(node, g)
+            case Exp():
+                return [(f"{g} * {v}", (g, v))]
+            case Log():
+                x, m1 = n[node.x], self.const(-1.0)
+                return [(f"{g} * pow_scalar_float({x}, {m1})", (g, x, m1))]
+            case Tanh():
+                return [(f"{g} * ((1.0 - {v}) * (1.0 + {v}))", (g, v))]
+            case Relu():  # torch threshold_backward, tested at run time
+                return [(f"0.0 if {v} <= 0.0 else {g}", (g, v))]
+            case Sigmoid():
+                return [(f"{g} * (1.0 - {v}) * {v}", (g, v))]
+            case _:
+                assert_never(node)
+
+    def _pow_rule(self, node: Pow, g: str) -> list[tuple[str, tuple[str, ...]]]:
+        x, y, v = self.names[node.x], self.names[node.y], self.names[node]
+        if type(node.y) is Const:  # a constant exponent: its tests are decided here
+            c = node.y.value
+            if c == 0.0:
+                return [("0.0", ()), ("0.0", ())]
+            cm1 = self.const(c - 1.0)
+            return [(f"{g} * ({y} * pow_scalar_float({x}, {cm1}))", (g, y, x, cm1)), ("0.0", ())]
+        m1 = self.const(-1.0)
+        gx = f"{g} * ({y} * pow_float({x}, {y} + {m1})) if {y} != 0.0 else 0.0"
+        gy = f"{g} * 0.0 if {x} == 0.0 and {y} >= 0.0 else {g} * ({v} * log_float({x}))"
+        return [(gx, (g, y, x, m1)), (gy, (g, x, y, v))]
+
+    def link(self, outputs: Sequence[str]) -> Callable[[list[float]], tuple[float, ...]]:
+        """Compile the statements into chunks of `CHUNK`; the result maps inputs to outputs."""
+        self._check(0)
+        chunks = [self.stmts[i : i + CHUNK] for i in range(0, len(self.stmts), CHUNK)] or [[]]
+        single = len(chunks) == 1
+        if not single:  # outputs are read from R at the end: name the literal zero too
+            outputs = [self.const(0.0) if o == "0.0" else o for o in outputs]
+        slots: dict[str, int] = {}
+        for name in (*self.input_names, *(f"k{i}" for i in range(len(self.const_values)))):
+            slots[name] = len(slots)
+        home: dict[str, int] = dict.fromkeys(slots, -1)  # the chunk that last set a name
+        loads: list[list[str]] = [[] for _ in chunks]
+        stores: list[set[str]] = [set() for _ in chunks]
+        for ci, chunk in enumerate(chunks):
+            seen: set[str] = set()
+            for target, _, uses in chunk:
+                self._cross(uses, ci, home, slots, loads[ci], stores, seen)
+                home[target] = ci
+                seen.add(target)
+        final = [o for o in outputs if o != "0.0"]
+        if single:  # the one chunk returns its outputs
+            own = {t for t, _, _ in self.stmts}
+            self._cross(tuple(final), 0, home, slots, loads[0], stores, own)
+        else:  # each chunk stores the outputs it sets
+            for o in final:
+                if home[o] >= 0:
+                    stores[home[o]].add(o)
+                slots.setdefault(o, len(slots))
+        src = []
+        for ci, chunk in enumerate(chunks):
+            live_out = {*stores[ci], *(final if single else ())}
+            reg = _registers(chunk, loads[ci], live_out)
+            body = [f"    {reg[u]} = R[{slots[u]}]" for u in loads[ci]]
+            rename = functools.partial(_rename, reg)
+            body += [f"    {reg[t]} = {_NAME.sub(rename, e)}" for t, e, _ in chunk]
+            body += [f"    R[{slots[s]}] = {reg[s]}" for s in sorted(stores[ci])]
+            if single:
+                body.append(f"    return ({''.join(reg.get(o, o) + ', ' for o in outputs)})")
+            src.append(f"def chunk{ci}(R):\n" + "\n".join(body or ["    pass"]))
+        namespace = dict(_HELPERS)
+        for chunk_src in src:  # one at a time: CPython compiles one big module superlinearly
+            exec(compile(chunk_src, "<autograd.jit>", "exec"), namespace)
+        fns = [cast(_Chunk, namespace[f"chunk{ci}"]) for ci in range(len(chunks))]
+        consts = list(self.const_values)
+        if single:
+            return _run_one(fns[0], consts)
+        return _run_chunks(fns, consts, len(slots), [slots[o] for o in outputs])
+
+    @staticmethod
+    def _cross(
+        uses: tuple[str, ...],
+        ci: int,
+        home: dict[str, int],
+        slots: dict[str, int],
+        loads: list[str],
+        stores: list[set[str]],
+        seen: set[str],
+    ) -> None:
+        """Route names set in an earlier chunk (or passed in) through the list ``R``."""
+        for u in uses:
+            if u in seen:
+                continue
+            seen.add(u)
+            loads.append(u)
+            h = home[u]
+            if h >= 0:
+                stores[h].add(u)
+            slots.setdefault(u, len(slots))
+
+
+_NAME = re.compile(r"\b[avgk][0-9]+\b")
+
+
+def _rename(reg: dict[str, str], m: re.Match[str]) -> str:
+    return reg[m[0]]
+
+
+def _registers(chunk: list[Stmt], loads: list[str], live_out: set[str]) -> dict[str, str]:
+    """Local names for a chunk, reused once a value is dead.
+
+    CPython compiles a function with fewer distinct locals about twice as fast.
+    """
+    end = len(chunk)
+    last_use: dict[str, int] = dict.fromkeys(live_out, end)
+    for i, (_, _, uses) in enumerate(chunk):
+        for u in uses:
+            if last_use.get(u) != end:
+                last_use[u] = i
+    reg: dict[str, str] = {}
+    free: list[str] = []
+    for u in loads:
+        reg[u] = free.pop() if free else f"r{len(reg)}"
+    for i, (target, _, uses) in enumerate(chunk):
+        for u in set(uses):
+            if last_use[u] == i:
+                free.append(reg[u])
+        reg[target] = free.pop() if free else f"r{len(reg)}"
+        if target not in last_use:  # never read
+            free.append(reg[target])
+    return reg
+
+
+_Chunk = Callable[[list[object]], tuple[float, ...]]
+"""A generated function: reads and writes the list ``R``; a lone chunk returns the outputs."""
+
+
+def _run_one(fn: _Chunk, consts: list[float]) -> Callable[[list[float]], tuple[float, ...]]:
+    base: list[object] = [*consts]
+
+    def run(inputs: list[float]) -> tuple[float, ...]:
+        return fn([*inputs, *base])
+
+    return run
+
+
+def _run_chunks(
+    fns: list[_Chunk], consts: list[float], size: int, out: list[int]
+) -> Callable[[list[float]], tuple[float, ...]]:
+    def run(inputs: list[float]) -> tuple[float, ...]:
+        r: list[object] = [*inputs, *consts]
+        r.extend([None] * (size - len(r)))
+        for fn in fns:
+            fn(r)
+        return tuple([r[i] for i in out])  # type: ignore[misc]  # every output slot holds a float
+
+    return run
