@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Final, TypeAlias, assert_never, cast
+from typing import Final, Protocol, TypeAlias, assert_never, cast
 
 import attrs
 
@@ -27,7 +27,7 @@ _BINARY_OPS: Final = ("+", "-", "*", "/", "**")
 _SPECIAL: Final[dict[str, float]] = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 
 
-@attrs.frozen
+@attrs.frozen(repr=False)
 class Program:
     """An expression with input values and the reference results of this engine.
 
@@ -42,6 +42,24 @@ class Program:
     inputs: Mapping[str, float]
     value: float
     gradients: Mapping[str, float]
+
+    def __repr__(self) -> str:
+        from ._expr import to_source  # iterative: deep expressions print without recursion
+
+        source = to_source(self.expr)
+        if len(source) > 200:
+            source = f"{source[:200]}... ({len(source)} characters)"
+        return (
+            f"Program({source!r}, inputs={dict(self.inputs)!r}, value={self.value!r}, "
+            f"gradients={dict(self.gradients)!r})"
+        )
+
+    def _repr_pretty_(self, printer: _Printer, cycle: bool) -> None:
+        printer.text(repr(self))  # hypothesis and IPython print this, not the deep tree
+
+
+class _Printer(Protocol):
+    def text(self, s: str) -> None: ...
 
 
 def reference(expr: Expr, inputs: Mapping[str, float]) -> Program:

@@ -8,12 +8,12 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 import attrs
-from hypothesis import HealthCheck, find, settings
+from hypothesis import HealthCheck, Verbosity, find, settings
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 
 from .._expr import Expr, to_source
-from .._json import Program
+from .._json import Program, expr_to_tree
 from ._strategies import ALL_OPS, Op, programs
 
 _SHOWN_CHARS = 400
@@ -157,7 +157,11 @@ def check_engine(
         return _compare(adapter, p, conv) is not None
 
     config = settings(
-        max_examples=n, database=None, deadline=None, suppress_health_check=list(HealthCheck)
+        max_examples=n,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        verbosity=Verbosity.quiet,  # find() would pretty-print deep programs recursively
     )
     try:
         minimal = find(strategy, fails, settings=config, random=random.Random(seed))
@@ -185,11 +189,14 @@ def _report(
     source = to_source(p.expr)
     if len(source) > _SHOWN_CHARS:
         source = f"{source[:_SHOWN_CHARS]}... ({len(source)} characters)"
+    size = len(expr_to_tree(p.expr))
     lines = [
         "the engine disagrees with the reference on:",
         f"    expression: {source}",
+        f"    ({size} distinct nodes)" if size > 12 else "",
         "    inputs:     " + ", ".join(f"{k} = {v!r}" for k, v in p.inputs.items()),
     ]
+    lines = [line for line in lines if line]
     if error is not None:
         text = str(error)[:_SHOWN_CHARS]
         lines.append(f"    it raised {type(error).__name__}: {text}")
