@@ -112,7 +112,7 @@ def expressions(
 
     >>> from hypothesis import find
     >>> from autograd._expr import to_source
-    >>> to_source(find(expressions(), lambda e: "tanh" in to_source(e)))
+    >>> to_source(find(expressions(), lambda e: "tanh(x)" in to_source(e)))
     'tanh(x)'
     """
     if not ops or any(op not in ALL_OPS for op in ops):
@@ -223,7 +223,7 @@ def programs(
 
     >>> from hypothesis import find
     >>> from autograd._expr import to_source
-    >>> p = find(programs(ops=["tanh"]), lambda p: "tanh" in to_source(p.expr))
+    >>> p = find(programs(ops=["tanh"]), lambda p: "tanh(x)" in to_source(p.expr))
     >>> to_source(p.expr), list(p.inputs), list(p.gradients)
     ('tanh(x)', ['x'], ['x'])
     """
