@@ -176,15 +176,23 @@ def _compare(adapter: Adapter, p: Program, conv: Conventions) -> EngineMismatch 
     try:
         value, grads = adapter(p.expr, dict(p.inputs))
     except Exception as e:  # any exception from the engine is a finding
-        return EngineMismatch(_report(p, None, None, e), p, None, None, e.with_traceback(None))
+        return EngineMismatch(
+            _report(p, None, None, e, conv), p, None, None, e.with_traceback(None)
+        )
     grads = dict(grads)
     bad = not conv.agree(p.value, value)
     bad = bad or any(not conv.agree(g, grads.get(k)) for k, g in p.gradients.items())
-    return EngineMismatch(_report(p, value, grads, None), p, value, grads, None) if bad else None
+    return (
+        EngineMismatch(_report(p, value, grads, None, conv), p, value, grads, None) if bad else None
+    )
 
 
 def _report(
-    p: Program, value: object, grads: Mapping[str, object] | None, error: BaseException | None
+    p: Program,
+    value: object,
+    grads: Mapping[str, object] | None,
+    error: BaseException | None,
+    conv: Conventions,
 ) -> str:
     source = to_source(p.expr)
     if len(source) > _SHOWN_CHARS:
@@ -205,5 +213,7 @@ def _report(
     rows = [("value", p.value, value)]
     rows += [(f"d/d{k}", g, (grads or {}).get(k, "(missing)")) for k, g in p.gradients.items()]
     lines.append(f"    {'':10}{'reference':>26}  {'engine':>26}")
-    lines += [f"    {name:10}{ref!r:>26}  {got!r:>26}" for name, ref, got in rows]
+    for name, ref, got in rows:
+        mark = "" if conv.agree(ref, got) else "  <- differs"
+        lines.append(f"    {name:10}{ref!r:>26}  {got!r:>26}{mark}")
     return "\n".join(lines)
