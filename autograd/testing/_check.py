@@ -174,12 +174,12 @@ def check_engine(
 
 def _compare(adapter: Adapter, p: Program, conv: Conventions) -> EngineMismatch | None:
     try:
-        value, grads = adapter(p.expr, dict(p.inputs))
+        value, returned = adapter(p.expr, dict(p.inputs))
+        grads = dict(returned)  # a non-mapping is the adapter's failure, reported like one
     except Exception as e:  # any exception from the engine is a finding
         return EngineMismatch(
             _report(p, None, None, e, conv), p, None, None, e.with_traceback(None)
         )
-    grads = dict(grads)
     bad = not conv.agree(p.value, value)
     bad = bad or any(not conv.agree(g, grads.get(k)) for k, g in p.gradients.items())
     return (
