@@ -258,3 +258,22 @@ def test_importing_the_kit_without_hypothesis_names_the_extra() -> None:
     assert run.returncode != 0
     assert "ImportError" in run.stderr
     assert "typed-autograd[testing]" in run.stderr
+
+
+@given(programs(sharing=False, max_nodes=12))
+def test_without_sharing_every_subexpression_has_one_user(p: Program) -> None:
+    tree = expr_to_tree(p.expr)
+    uses = [a for node in tree if isinstance(node, dict) for a in node.get("args", [])]  # type: ignore[union-attr]  # args lists
+    assert len(uses) == len(set(uses))
+
+
+def test_programs_can_share_subexpressions() -> None:
+    from hypothesis import find
+
+    def shares(p: Program) -> bool:
+        tree = expr_to_tree(p.expr)
+        uses = [a for node in tree if isinstance(node, dict) for a in node.get("args", [])]  # type: ignore[union-attr]  # args lists
+        return len(uses) != len(set(uses))
+
+    p = find(programs(ops=["tanh", "*"]), shares)
+    assert len(expr_to_tree(p.expr)) == 3  # t = tanh(leaf); t * t

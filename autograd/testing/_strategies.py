@@ -152,10 +152,9 @@ def _build(
             return Var(draw(vars_)), 0
         if kind == 1:
             return Num(draw(consts)), 0
-        picked = pool[usable[draw(st.integers(0, len(usable) - 1))]]
-        if not sharing:
-            pool.remove(picked)
-        return picked
+        index = usable[draw(st.integers(0, len(usable) - 1))]
+        # without sharing a node has one user; by index, as == on trees is structural
+        return pool[index] if sharing else pool.pop(index)
 
     root: tuple[Expr, int] = (Var(draw(vars_)), 0)
     for _ in range(draw(st.integers(0, max_nodes))):
