@@ -29,10 +29,10 @@ Documented deviations (docs/reference-testing.md, "Differential testing"):
   ``|x| >= 2 ** 512``: ``log''(2 ** 512)`` is ``-0.0`` in ours,
   ``-2 ** -1024`` in PyTorch), derivatives computed through it, and
   derivatives that are zero by structure (PyTorch may compute them as
-  ``0 * inf``), are not compared (values are). Where a quotient is nan
-  (``0 / 0``), PyTorch's second derivatives, computed from the quotient,
-  are nan; ours, from ``y ** -1``, may be ``±inf`` or 0: they are not
-  compared there.
+  ``0 * inf``), are not compared (values are). Where a quotient is nan or
+  infinite (``0 / 0``, an overflow), PyTorch's derivatives, computed from
+  the quotient (``-g * (x / y) / y``), are nan; ours, from ``y ** -1``, may
+  be ``±inf`` or 0: only values are compared there.
 - Where a value inside the program is infinite or nan (an input, an overflow),
   PyTorch's backward formulas can meet ``0 * inf`` and give nan second
   derivatives where ours are finite (``relu(x ** 2.0)`` at ``x = 9e307``:
