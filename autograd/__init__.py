@@ -9,6 +9,12 @@ shaped like ``params``.
 [1.0, -2.0]
 """
 
+from ._check import check_grads as check_grads
+from ._debug import debug_nans as debug_nans
+from ._jacobian import hessian as hessian
+from ._jacobian import jacobian as jacobian
+from ._jacobian import jvp as jvp
+from ._jacobian import vjp as vjp
 from ._nodes import Add as Add
 from ._nodes import Const as Const
 from ._nodes import Exp as Exp
@@ -33,5 +39,6 @@ from ._transforms import grad as grad
 from ._transforms import gradients as gradients
 from ._transforms import stop_gradient as stop_gradient
 from ._transforms import value_and_grad as value_and_grad
+from ._viz import to_dot as to_dot
 
 __version__ = "0.1.0"

@@ -102,7 +102,10 @@ def parse(text: str) -> Expr:
     try:
         tree = ast.parse(text, mode="eval")
     except (SyntaxError, ValueError) as e:
-        raise ExprError(f"not an expression: {getattr(e, 'msg', e)}") from None
+        message = str(getattr(e, "msg", e))
+        if "leading zeros" in message:  # Python's hint about octal would mislead here
+            message = "a whole number cannot start with 0 (write 7, not 07)"
+        raise ExprError(f"not an expression: {message}") from None
     except (RecursionError, MemoryError):
         raise ExprError("expression nested too deeply") from None
     return _convert(tree.body, text)
@@ -321,3 +324,19 @@ def _num_source(v: float) -> str:
     if v != v:
         return "0 * 1e999"  # 0 * inf is nan in IEEE arithmetic
     return "-1e999" if v == -math.inf else f"-{-v!r}"
+
+
+def json_float(x: float) -> float | str:
+    """A float for `json.dumps`: finite numbers as they are, others as strings.
+
+    JSON has no infinities or nan, so they become ``"inf"``, ``"-inf"`` and
+    ``"nan"``; ``-0.0`` stays ``-0.0`` (``json.dumps`` writes ``-0.0``).
+
+    >>> [json_float(v) for v in (2.5, -0.0, math.inf, -math.inf, math.nan)]
+    [2.5, -0.0, 'inf', '-inf', 'nan']
+    """
+    if math.isfinite(x):
+        return x
+    if x != x:
+        return "nan"
+    return "inf" if x > 0 else "-inf"

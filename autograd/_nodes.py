@@ -12,7 +12,7 @@ operations nodes have (``+``, ``*``, ``Pow``, ...), never ``/`` or ``math`` on
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, TypeAlias, TypeVar, cast, final, overload
 
 import attrs
@@ -112,6 +112,13 @@ def sigmoid_float(x: float) -> float:
 def relu_float(x: float) -> float:
     """``max(x, 0)`` keeping nan and ``-0.0``, as ``torch.relu``."""
     return 0.0 if x < 0.0 else x
+
+
+def produced_nan(node: object) -> None:
+    """Called by a forward rule whose result is nan: report it under `debug_nans`."""
+    from ._debug import forward_nan  # lazy: _debug imports this module; only reached on nan
+
+    forward_nan(node)
 
 
 # --- the nodes ---
@@ -232,6 +239,9 @@ class Leaf(_Arith):
     def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[()]:
         return ()
 
+    def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
+        return None  # no inputs: a zero tangent unless a transform seeds this node
+
 
 @final
 @attrs.frozen(eq=False)
@@ -242,6 +252,9 @@ class Const(_Arith):
 
     def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[()]:
         return ()
+
+    def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
+        return None  # no inputs: a zero tangent unless a transform seeds this node
 
 
 @final
@@ -255,10 +268,17 @@ class Add(_Arith):
 
     @value.default
     def _forward(self) -> float:
-        return self.x.value + self.y.value
+        v = self.x.value + self.y.value
+        if v != v:
+            produced_nan(self)
+        return v
 
     def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S, S]:
         return g, g
+
+    def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
+        dx, dy = t.get(self.x), t.get(self.y)
+        return dy if dx is None else dx if dy is None else dx + dy
 
 
 @final
@@ -272,10 +292,19 @@ class Mul(_Arith):
 
     @value.default
     def _forward(self) -> float:
-        return self.x.value * self.y.value
+        v = self.x.value * self.y.value
+        if v != v:
+            produced_nan(self)
+        return v
 
     def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S, S]:
         return g * p(self.y), g * p(self.x)
+
+    def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
+        dx, dy = t.get(self.x), t.get(self.y)
+        tx = None if dx is None else dx * p(self.y)
+        ty = None if dy is None else dy * p(self.x)
+        return ty if tx is None else tx if ty is None else tx + ty
 
 
 @final
@@ -294,8 +323,12 @@ class Pow(_Arith):
     @value.default
     def _forward(self) -> float:
         if type(self.y) is Const:
-            return pow_scalar_float(self.x.value, self.y.value)
-        return pow_float(self.x.value, self.y.value)
+            v = pow_scalar_float(self.x.value, self.y.value)
+        else:
+            v = pow_float(self.x.value, self.y.value)
+        if v != v:
+            produced_nan(self)
+        return v
 
     def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S, S]:
         y = self.y.value
@@ -306,8 +339,29 @@ class Pow(_Arith):
         # torch pow_backward_self / pow_backward_exponent, with their masks
         gx = g * (p(self.y) * power_var(p(self.x), p(self.y) + -1.0)) if y != 0.0 else 0.0
         masked = self.x.value == 0.0 and y >= 0.0
-        gy = 0.0 if masked else g * (p(self) * log(p(self.x)))
+        # torch multiplies the mask's 0 by g: -0.0 for a negative g, nan for an infinite one
+        gy = g * 0.0 if masked else g * (p(self) * log(p(self.x)))
         return gx, gy
+
+    def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
+        dx, dy = t.get(self.x), t.get(self.y)
+        # torch's forward formula is the two backward formulas applied to the
+        # tangents (same masks); an absent (zero) tangent contributes nothing.
+        y = self.y.value
+        const = type(self.y) is Const
+        tx: S | float | None = None
+        if dx is not None:
+            if y == 0.0:
+                tx = 0.0
+            elif const:
+                tx = dx * (y * power(p(self.x), y - 1.0))
+            else:
+                tx = dx * (p(self.y) * power_var(p(self.x), p(self.y) + -1.0))
+        ty: S | float | None = None
+        if dy is not None and not const:
+            masked = self.x.value == 0.0 and y >= 0.0
+            ty = 0.0 if masked else dy * (p(self) * log(p(self.x)))
+        return ty if tx is None else tx if ty is None else tx + ty
 
 
 @final
@@ -320,10 +374,17 @@ class Exp(_Arith):
 
     @value.default
     def _forward(self) -> float:
-        return exp_float(self.x.value)
+        v = exp_float(self.x.value)
+        if v != v:
+            produced_nan(self)
+        return v
 
     def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S]:
         return (g * p(self),)
+
+    def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
+        dx = t.get(self.x)
+        return None if dx is None else dx * p(self)
 
 
 @final
@@ -336,27 +397,46 @@ class Log(_Arith):
 
     @value.default
     def _forward(self) -> float:
-        return log_float(self.x.value)
+        v = log_float(self.x.value)
+        if v != v:
+            produced_nan(self)
+        return v
 
     def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S]:
         return (g * power(p(self.x), -1.0),)
+
+    def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
+        dx = t.get(self.x)
+        return None if dx is None else dx * power(p(self.x), -1.0)
 
 
 @final
 @attrs.frozen(eq=False)
 class Tanh(_Arith):
-    """tanh(x); derivative 1 - tanh(x)**2, from the output (exactly 0 once saturated)."""
+    """tanh(x); derivative (1 - y)(1 + y) with y = tanh(x), exactly 0 once saturated."""
 
     x: Node = attrs.field(repr=False)
     value: float = attrs.field(init=False)
 
     @value.default
     def _forward(self) -> float:
-        return math.tanh(self.x.value)
+        v = math.tanh(self.x.value)
+        if v != v:
+            produced_nan(self)
+        return v
 
     def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S]:
         y = p(self)
-        return (g * (1.0 - y * y),)
+        # torch computes 1 - y*y with one rounding (an fma); two roundings of 1 - y*y
+        # lose up to 3e7 ulps near saturation, (1 - y)(1 + y) stays within 1 ulp of it
+        return (g * ((1.0 - y) * (1.0 + y)),)
+
+    def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
+        dx = t.get(self.x)
+        if dx is None:
+            return None
+        y = p(self)
+        return dx * ((1.0 - y) * (1.0 + y))  # the vjp's form, so both modes agree bit for bit
 
 
 @final
@@ -369,11 +449,19 @@ class Relu(_Arith):
 
     @value.default
     def _forward(self) -> float:
-        return relu_float(self.x.value)
+        v = relu_float(self.x.value)
+        if v != v:
+            produced_nan(self)
+        return v
 
     def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S]:
         # torch threshold_backward: nan passes the gradient through (nan <= 0 is false)
         return (0.0 if self.value <= 0.0 else g,)
+
+    def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
+        dx = t.get(self.x)  # an absent tangent is zero
+        # torch: relu's forward formula is threshold_backward(dx, result, 0), the same mask
+        return dx if dx is None or not self.value <= 0.0 else 0.0
 
 
 @final
@@ -386,11 +474,21 @@ class Sigmoid(_Arith):
 
     @value.default
     def _forward(self) -> float:
-        return sigmoid_float(self.x.value)
+        v = sigmoid_float(self.x.value)
+        if v != v:
+            produced_nan(self)
+        return v
 
     def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S]:
         s = p(self)
         return (g * (1.0 - s) * s,)  # torch sigmoid_backward's order of operations
+
+    def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
+        dx = t.get(self.x)
+        if dx is None:
+            return None
+        s = p(self)
+        return dx * (1.0 - s) * s
 
 
 Node: TypeAlias = Leaf | Const | Add | Mul | Pow | Exp | Log | Tanh | Relu | Sigmoid

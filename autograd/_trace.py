@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, MutableMapping
 from contextvars import ContextVar
 from typing import assert_never
 
@@ -11,6 +11,11 @@ from ._nodes import Add, Const, Exp, Leaf, Log, Mul, Node, Pow, Relu, S, Sigmoid
 nesting: ContextVar[int] = ContextVar("autograd_nesting", default=0)
 """How many transforms are tracing their function in this context. Non-zero means
 a result may be differentiated again, so sweeps must build nodes, not floats."""
+
+debug_sites: ContextVar[MutableMapping[Node, tuple[str, int]] | None] = ContextVar(
+    "autograd_debug_nans", default=None
+)
+"""Inside `debug_nans()`: where each node was built (weakly keyed); else None."""
 
 
 def parents(node: Node) -> tuple[Node, ...]:
@@ -67,7 +72,12 @@ def backward(
     those nodes' cotangents are returned, and others are freed as it goes.
     """
     cotangents: dict[Node, S] = {root: seed}
-    for node, ins in reversed(toposort(root, stop)):
+    order = toposort(root, stop)
+    if debug_sites.get() is not None:  # debug_nans(): the one check a sweep pays
+        from ._debug import sweep_checked  # lazy: _debug imports this module
+
+        return sweep_checked(order, cotangents, primal, keep)
+    for node, ins in reversed(order):
         g = cotangents[node] if keep is None or node in keep else cotangents.pop(node)
         if not ins:
             continue

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from typing import Concatenate, Literal, ParamSpec, TypeVar, overload
+from typing import Concatenate, Literal, ParamSpec, Protocol, TypeVar, overload
 
 from ._nodes import Const, Leaf, Mul, Node, Scalar, _Arith
 from ._pytree import flatten, flatten_any, unflatten
@@ -21,6 +21,31 @@ P = ParamSpec("P")
 T = TypeVar("T")
 K = TypeVar("K")
 A = TypeVar("A")
+T1 = TypeVar("T1")
+T2 = TypeVar("T2")
+
+
+class GradFn(Protocol[P]):
+    """`grad` of a function of a scalar: called on a float, it returns a float.
+
+    Called on a node (under an outer transform) it returns a node or ``0.0``,
+    so ``grad(grad(f))`` and ``x * grad(f)(x)`` inside a loss type-check.
+    """
+
+    @overload
+    def __call__(self, x: float, /, *args: P.args, **kwargs: P.kwargs) -> float: ...
+    @overload
+    def __call__(self, x: Node, /, *args: P.args, **kwargs: P.kwargs) -> Scalar: ...
+
+
+class ValueAndGradFn(Protocol[P]):
+    """`value_and_grad` of a function of a scalar, typed like `GradFn`."""
+
+    @overload
+    def __call__(self, x: float, /, *args: P.args, **kwargs: P.kwargs) -> tuple[float, float]: ...
+    @overload
+    def __call__(self, x: Node, /, *args: P.args, **kwargs: P.kwargs) -> tuple[Scalar, Scalar]: ...
+
 
 ONE = Const(1.0)
 
@@ -34,7 +59,7 @@ def grad(  # type: ignore[overload-overlap]  # first match wins, as in typeshed
     fn: Callable[Concatenate[Node, P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[float, P], float]: ...
+) -> GradFn[P]: ...
 @overload
 def grad(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Sequence[Node], P], Scalar],
@@ -67,6 +92,30 @@ def grad(
     *,
     has_aux: Literal[True],
 ) -> Callable[Concatenate[T, P], tuple[T, A]]: ...
+@overload
+def grad(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[Concatenate[Node, Node, P], Scalar],
+    argnums: tuple[Literal[0], Literal[1]],
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[float, float, P], tuple[float, float]]: ...
+@overload
+def grad(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[Concatenate[T1, T2, P], Scalar],
+    argnums: tuple[Literal[0], Literal[1]],
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[T1, T2, P], tuple[T1, T2]]: ...
+@overload
+def grad(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[Concatenate[A, Node, P], Scalar],
+    argnums: Literal[1],
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[A, float, P], float]: ...
+@overload
+def grad(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[Concatenate[A, T1, P], Scalar],
+    argnums: Literal[1],
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[A, T1, P], T1]: ...
 @overload
 def grad(
     fn: Callable[P, Scalar], argnums: int, has_aux: Literal[False] = False
@@ -114,7 +163,7 @@ def value_and_grad(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Node, P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[float, P], tuple[float, float]]: ...
+) -> ValueAndGradFn[P]: ...
 @overload
 def value_and_grad(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Sequence[Node], P], Scalar],
@@ -147,6 +196,18 @@ def value_and_grad(
     *,
     has_aux: Literal[True],
 ) -> Callable[Concatenate[T, P], tuple[tuple[float, A], T]]: ...
+@overload
+def value_and_grad(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[Concatenate[Node, Node, P], Scalar],
+    argnums: tuple[Literal[0], Literal[1]],
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[float, float, P], tuple[float, tuple[float, float]]]: ...
+@overload
+def value_and_grad(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[Concatenate[T1, T2, P], Scalar],
+    argnums: tuple[Literal[0], Literal[1]],
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[T1, T2, P], tuple[float, tuple[T1, T2]]]: ...
 @overload
 def value_and_grad(
     fn: Callable[P, Scalar], argnums: int, has_aux: Literal[False] = False

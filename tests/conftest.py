@@ -1,8 +1,16 @@
+"""Hypothesis profiles: "ci" is reproducible (derandomized), "dev" explores."""
+
 import os
 
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
-# "ci" is derandomized: every run draws the same examples, so CI is reproducible.
-settings.register_profile("ci", derandomize=True, deadline=None, database=None)
-settings.register_profile("dev", deadline=None)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    deadline=None,
+    max_examples=60,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("dev", deadline=None, max_examples=60)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")

@@ -1,0 +1,195 @@
+"""`debug_nans()`: turn the first nan an op *produces* into a `FloatingPointError`.
+
+Off (the default), it costs a node one float self-comparison (``v != v``) in
+its forward rule, and a reverse sweep one context-variable read. On, it
+checks each op's forward result and each cotangent a rule returns, and
+records where every node was built (the first stack frame outside this
+package) so a backward error can point at the user's line. A nan that flows
+in from a nan input is not reported: only the op that created it is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import linecache
+import os
+import sys
+import threading
+import weakref
+from collections.abc import Callable, Collection, Iterator, Mapping, MutableMapping, Sequence
+from types import FrameType
+from typing import get_args
+
+from ._nodes import Const, Leaf, Node, S, _Arith
+from ._trace import debug_sites, parents
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_lock = threading.Lock()
+_active = 0  # debug_nans() contexts open in any thread; recording is installed while > 0
+_original_inits: dict[type, Callable[..., None]] = {}
+
+
+@contextlib.contextmanager
+def debug_nans() -> Iterator[None]:
+    """Raise `FloatingPointError` at the first op that turns non-nan inputs into nan.
+
+    Scoped to the current thread or `contextvars` context: other threads
+    keep running unchecked. Forward rules and reverse sweeps are checked;
+    the error names the op, its input values, the direction (forward or
+    backward) and the user's source line that built the node.
+
+    Raises:
+        FloatingPointError: (inside the block) at the first nan an op creates.
+
+    >>> import autograd as ag
+    >>> with ag.debug_nans():
+    ...     ag.log(ag.Leaf(-1.0))
+    Traceback (most recent call last):
+    ...
+    FloatingPointError: debug_nans: Log produced nan in the forward pass from input (-1.0) at ...
+    """
+    sites: MutableMapping[Node, tuple[str, int]] = weakref.WeakKeyDictionary()
+    token = debug_sites.set(sites)
+    _install()
+    try:
+        yield
+    finally:
+        debug_sites.reset(token)
+        _uninstall()
+
+
+def _install() -> None:
+    # Node classes stay untouched while no context debugs, so the off state
+    # costs nothing; while any does, __init__ records sites for those contexts.
+    global _active
+    with _lock:
+        _active += 1
+        if _active > 1:
+            return
+        for cls in get_args(Node):
+            if cls in (Leaf, Const):
+                continue
+            original = cls.__init__
+            _original_inits[cls] = original
+            setattr(cls, "__init__", _recording(original))  # noqa: B010 - mypy forbids assigning a method
+
+
+def _uninstall() -> None:
+    global _active
+    with _lock:
+        _active -= 1
+        if _active > 0:
+            return
+        for cls, original in _original_inits.items():
+            setattr(cls, "__init__", original)  # noqa: B010 - as above
+        _original_inits.clear()
+
+
+def _recording(original: Callable[..., None]) -> Callable[..., None]:
+    def __init__(self: Node, *args: object, **kwargs: object) -> None:
+        original(self, *args, **kwargs)
+        sites = debug_sites.get()
+        if sites is not None:
+            sites[self] = _user_frame()  # the source text is read only for a report
+
+    return __init__
+
+
+def _user_frame() -> tuple[str, int]:
+    """File and line of the innermost stack frame outside the autograd package."""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None and _internal(frame.f_code.co_filename):
+        frame = frame.f_back
+    return ("<unknown>", 0) if frame is None else (frame.f_code.co_filename, frame.f_lineno)
+
+
+def _describe_site(site: tuple[str, int] | None) -> str:
+    if site is None:
+        return "<not recorded: built outside debug_nans()>"
+    filename, line = site
+    source = linecache.getline(filename, line).strip()
+    return f"{filename}:{line}: {source}" if source else f"{filename}:{line}"
+
+
+def _internal(filename: str) -> bool:
+    # attrs compiles each node class's __init__ under a name like
+    # "<attrs generated methods autograd._nodes.Mul>"
+    return filename.startswith(_PACKAGE_DIR) or filename.startswith("<attrs generated")
+
+
+def _isnan(v: float | Node) -> bool:
+    x = v.value if isinstance(v, _Arith) else v
+    return x != x
+
+
+def _fmt(values: Sequence[float]) -> str:
+    return ", ".join(repr(v) for v in values)
+
+
+def forward_nan(node: object) -> None:
+    """Raise if debugging and ``node`` (being built) made nan from non-nan inputs."""
+    if debug_sites.get() is None:
+        return
+    ins = [x.value for x in parents(node)]  # type: ignore[arg-type]  # only nodes call this
+    if any(v != v for v in ins):
+        return  # the nan came in with an input
+    word = "input" if len(ins) == 1 else "inputs"
+    raise FloatingPointError(
+        f"debug_nans: {type(node).__name__} produced nan in the forward pass from "
+        f"{word} ({_fmt(ins)}) at {_describe_site(_user_frame())}"
+    )
+
+
+def sweep_checked(
+    order: list[tuple[Node, tuple[Node, ...]]],
+    cotangents: dict[Node, S],
+    primal: Callable[[Node], S],
+    keep: Collection[Node] | None,
+) -> dict[Node, S]:
+    """The reverse sweep of `backward`, checking every cotangent it creates."""
+    for node, ins in reversed(order):
+        g = cotangents[node] if keep is None or node in keep else cotangents.pop(node)
+        if not ins:
+            continue
+        for i, (x, gx) in enumerate(zip(ins, node.vjp(g, primal), strict=True)):
+            prev = cotangents.get(x)
+            total = gx if prev is None else prev + gx
+            if _isnan(total):
+                _backward_nan(node, ins, i, g, prev)
+            cotangents[x] = total
+    return cotangents
+
+
+def _backward_nan(node: Node, ins: tuple[Node, ...], i: int, g: float | Node, prev: object) -> None:
+    """Raise unless the nan came in with the cotangent, a primal or an earlier sum."""
+    gv = g.value if isinstance(g, _Arith) else g
+    primals = [x.value for x in ins]
+    if gv != gv or node.value != node.value or any(v != v for v in primals):
+        return
+    if prev is not None and _isnan(prev):  # type: ignore[arg-type]  # a cotangent
+        return
+    sites = debug_sites.get()
+    site = _describe_site(sites.get(node) if sites is not None else None)
+    word = "input" if len(primals) == 1 else "inputs"
+    raise FloatingPointError(
+        f"debug_nans: {type(node).__name__} produced nan in the backward sweep "
+        f"(cotangent of its input {i}) from cotangent {gv!r}, {word} ({_fmt(primals)}) "
+        f"and value {node.value!r}; the node was built at {site}"
+    )
+
+
+def tangent_nan(node: Node, t: float | Node, tangents: Mapping[Node, float | Node]) -> None:
+    """Raise if ``node``'s forward-mode rule made a nan tangent from non-nan inputs."""
+    if not _isnan(t):
+        return
+    ins = parents(node)
+    if node.value != node.value or any(x.value != x.value for x in ins):
+        return
+    if any(_isnan(tangents[x]) for x in ins if x in tangents):
+        return
+    sites = debug_sites.get()
+    site = _describe_site(sites.get(node) if sites is not None else None)
+    raise FloatingPointError(
+        f"debug_nans: {type(node).__name__} produced nan in the forward-mode (jvp) sweep "
+        f"from inputs ({_fmt([x.value for x in ins])}); the node was built at {site}"
+    )

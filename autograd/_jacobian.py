@@ -1,0 +1,389 @@
+"""The typed surface of `jvp`, `vjp`, `jacobian` and `hessian`.
+
+The machinery is in `_forward.py`; this module only states the types. As
+for `grad`, overloads are tried in order: a `Node` parameter is called with
+a `float`; `Sequence` and `Mapping` parameters get `float` leaves; any other
+parameter type ``T`` (an attrs class, a NamedTuple annotated with `Scalar`
+fields) comes back as ``T``. Outputs: a scalar gives ``float``, a
+``Sequence`` of scalars a ``Sequence[float]``, a ``Mapping`` a ``dict``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Concatenate, Literal, ParamSpec, TypeVar, TypeVarTuple, overload
+
+from ._forward import _Spec, hessian_impl, jacobian_impl, jvp_impl, vjp_impl
+from ._nodes import Node, Scalar
+
+P = ParamSpec("P")
+T = TypeVar("T")
+K = TypeVar("K")
+K2 = TypeVar("K2")
+A = TypeVar("A")
+R = TypeVar("R")
+Ts = TypeVarTuple("Ts")
+
+
+# ---- jvp ----------------------------------------------------------------------
+
+
+@overload
+def jvp(
+    fn: Callable[..., tuple[Scalar, A]],
+    primals: Sequence[object],
+    tangents: Sequence[object],
+    *,
+    has_aux: Literal[True],
+) -> tuple[float, float, A]: ...
+@overload
+def jvp(
+    fn: Callable[..., tuple[Sequence[Scalar], A]],
+    primals: Sequence[object],
+    tangents: Sequence[object],
+    *,
+    has_aux: Literal[True],
+) -> tuple[Sequence[float], Sequence[float], A]: ...
+@overload
+def jvp(
+    fn: Callable[..., tuple[R, A]],
+    primals: Sequence[object],
+    tangents: Sequence[object],
+    *,
+    has_aux: Literal[True],
+) -> tuple[R, R, A]: ...
+@overload
+def jvp(
+    fn: Callable[..., Scalar],
+    primals: Sequence[object],
+    tangents: Sequence[object],
+    has_aux: Literal[False] = False,
+) -> tuple[float, float]: ...
+@overload
+def jvp(
+    fn: Callable[..., Sequence[Scalar]],
+    primals: Sequence[object],
+    tangents: Sequence[object],
+    has_aux: Literal[False] = False,
+) -> tuple[Sequence[float], Sequence[float]]: ...
+@overload
+def jvp(
+    fn: Callable[..., Mapping[K, Scalar]],
+    primals: Sequence[object],
+    tangents: Sequence[object],
+    has_aux: Literal[False] = False,
+) -> tuple[dict[K, float], dict[K, float]]: ...
+@overload
+def jvp(
+    fn: Callable[..., R],
+    primals: Sequence[object],
+    tangents: Sequence[object],
+    has_aux: Literal[False] = False,
+) -> tuple[R, R]: ...
+def jvp(
+    fn: Callable[..., object],
+    primals: Sequence[object],
+    tangents: Sequence[object],
+    has_aux: bool = False,
+) -> tuple[object, ...]:
+    """Forward mode: the value of ``fn(*primals)`` and its derivative along ``tangents``.
+
+    The function is traced once on fresh variables, then one forward sweep
+    runs each op's ``jvp`` rule, inputs before users.
+
+    Args:
+        fn: a function of positional pytree arguments returning a pytree of scalars.
+        primals: the arguments, a tuple or list.
+        tangents: one tangent per argument, each with its argument's structure.
+        has_aux: ``fn`` returns ``(output, aux)``; the result is then
+            ``(value, tangent, aux)``, ``aux`` with nodes made floats.
+
+    Returns:
+        ``(value, tangent)``, both with the output's structure (floats at top level).
+
+    Raises:
+        TypeError: naming ``primals[i]``/``tangents[i]`` paths of bad leaves, or
+            a tangent whose structure differs from its primal's.
+
+    >>> import autograd as ag
+    >>> ag.jvp(lambda x, y: x * y + ag.exp(x), (0.0, 3.0), (1.0, 0.0))
+    (1.0, 4.0)
+    """
+    return jvp_impl(fn, primals, tangents, has_aux)
+
+
+# ---- vjp ----------------------------------------------------------------------
+
+
+@overload
+def vjp(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[Node], tuple[Scalar, A]], primal: float, /, *, has_aux: Literal[True]
+) -> tuple[float, Callable[[float], tuple[float]], A]: ...
+@overload
+def vjp(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[*Ts], tuple[Scalar, A]], *primals: *Ts, has_aux: Literal[True]
+) -> tuple[float, Callable[[float], tuple[*Ts]], A]: ...
+@overload
+def vjp(
+    fn: Callable[..., tuple[R, A]], *primals: object, has_aux: Literal[True]
+) -> tuple[R, Callable[[R], tuple[object, ...]], A]: ...
+@overload
+def vjp(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[Node], Scalar], primal: float, /, *, has_aux: Literal[False] = False
+) -> tuple[float, Callable[[float], tuple[float]]]: ...
+@overload
+def vjp(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[Node, Node], Scalar],
+    primal0: float,
+    primal1: float,
+    /,
+    *,
+    has_aux: Literal[False] = False,
+) -> tuple[float, Callable[[float], tuple[float, float]]]: ...
+@overload
+def vjp(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[*Ts], Scalar], *primals: *Ts, has_aux: Literal[False] = False
+) -> tuple[float, Callable[[float], tuple[*Ts]]]: ...
+@overload
+def vjp(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[Node], Sequence[Scalar]], primal: float, /, *, has_aux: Literal[False] = False
+) -> tuple[Sequence[float], Callable[[Sequence[float]], tuple[float]]]: ...
+@overload
+def vjp(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[*Ts], Sequence[Scalar]], *primals: *Ts, has_aux: Literal[False] = False
+) -> tuple[Sequence[float], Callable[[Sequence[float]], tuple[*Ts]]]: ...
+@overload
+def vjp(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[*Ts], Mapping[K, Scalar]], *primals: *Ts, has_aux: Literal[False] = False
+) -> tuple[dict[K, float], Callable[[Mapping[K, float]], tuple[*Ts]]]: ...
+@overload
+def vjp(
+    fn: Callable[..., R], *primals: object, has_aux: Literal[False] = False
+) -> tuple[R, Callable[[R], tuple[object, ...]]]: ...
+def vjp(fn: Callable[..., object], *primals: object, has_aux: bool = False) -> tuple[object, ...]:
+    """Reverse mode: ``fn(*primals)`` and a function pulling cotangents back.
+
+    The graph is traced once and kept; each call of ``vjp_fn`` is one reverse
+    sweep from every output at once, seeded with the cotangent's leaves.
+
+    Args:
+        fn: a function of positional pytree arguments returning a pytree of scalars.
+        *primals: the arguments.
+        has_aux: ``fn`` returns ``(output, aux)``; the result is then
+            ``(value, vjp_fn, aux)``.
+
+    Returns:
+        ``(value, vjp_fn)``: ``vjp_fn(cotangent)``, with ``cotangent`` shaped like
+        the output, returns a tuple with one cotangent per primal, each shaped
+        like its primal. It can be called any number of times.
+
+    >>> import autograd as ag
+    >>> value, vjp_fn = ag.vjp(lambda x, y: [x * y, x + y], 2.0, 3.0)
+    >>> value, vjp_fn([1.0, 0.0]), vjp_fn([0.0, 1.0])
+    ([6.0, 5.0], (3.0, 2.0), (1.0, 1.0))
+    """
+    return vjp_impl(fn, primals, has_aux)
+
+
+# ---- jacobian -----------------------------------------------------------------
+
+
+@overload
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[Concatenate[Node, P], tuple[Sequence[Scalar], A]],
+    argnums: Literal[0] = 0,
+    *,
+    has_aux: Literal[True],
+) -> Callable[Concatenate[float, P], tuple[Sequence[float], A]]: ...
+@overload
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[Concatenate[T, P], tuple[Sequence[Scalar], A]],
+    argnums: Literal[0] = 0,
+    *,
+    has_aux: Literal[True],
+) -> Callable[Concatenate[T, P], tuple[Sequence[T], A]]: ...
+@overload
+def jacobian(
+    fn: Callable[P, tuple[object, A]], argnums: int | tuple[int, ...] = 0, *, has_aux: Literal[True]
+) -> Callable[P, tuple[object, A]]: ...
+@overload
+def jacobian(  # type: ignore[overload-overlap]  # first match wins, as in typeshed
+    fn: Callable[Concatenate[Node, P], Scalar],
+    argnums: Literal[0] = 0,
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[float, P], float]: ...
+@overload
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[Concatenate[Node, P], Sequence[Scalar]],
+    argnums: Literal[0] = 0,
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[float, P], Sequence[float]]: ...
+@overload
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[Concatenate[Node, P], Mapping[K, Scalar]],
+    argnums: Literal[0] = 0,
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[float, P], dict[K, float]]: ...
+@overload
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[Concatenate[Sequence[Node], P], Scalar],
+    argnums: Literal[0] = 0,
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[Sequence[float], P], Sequence[float]]: ...
+@overload
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[Concatenate[Sequence[Node], P], Sequence[Scalar]],
+    argnums: Literal[0] = 0,
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[Sequence[float], P], Sequence[Sequence[float]]]: ...
+@overload
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[Concatenate[Sequence[Node], P], Mapping[K, Scalar]],
+    argnums: Literal[0] = 0,
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[Sequence[float], P], dict[K, Sequence[float]]]: ...
+@overload
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[Concatenate[Mapping[K2, Node], P], Scalar],
+    argnums: Literal[0] = 0,
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[Mapping[K2, float], P], dict[K2, float]]: ...
+@overload
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[Concatenate[Mapping[K2, Node], P], Sequence[Scalar]],
+    argnums: Literal[0] = 0,
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[Mapping[K2, float], P], Sequence[dict[K2, float]]]: ...
+@overload
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[Concatenate[Mapping[K2, Node], P], Mapping[K, Scalar]],
+    argnums: Literal[0] = 0,
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[Mapping[K2, float], P], dict[K, dict[K2, float]]]: ...
+@overload
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[Concatenate[T, P], Scalar],
+    argnums: Literal[0] = 0,
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[T, P], T]: ...
+@overload
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[Concatenate[T, P], Sequence[Scalar]],
+    argnums: Literal[0] = 0,
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[T, P], Sequence[T]]: ...
+@overload
+def jacobian(  # type: ignore[overload-overlap]  # first match wins over `argnums: int`
+    fn: Callable[Concatenate[T, P], Mapping[K, Scalar]],
+    argnums: Literal[0] = 0,
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[T, P], dict[K, T]]: ...
+@overload
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[Concatenate[Node, Node, P], Scalar],
+    argnums: tuple[Literal[0], Literal[1]],
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[float, float, P], tuple[float, float]]: ...
+@overload
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[Concatenate[Node, Node, P], Sequence[Scalar]],
+    argnums: tuple[Literal[0], Literal[1]],
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[float, float, P], Sequence[tuple[float, float]]]: ...
+@overload
+def jacobian(
+    fn: Callable[P, object], argnums: int | tuple[int, ...], has_aux: Literal[False] = False
+) -> Callable[P, object]: ...
+def jacobian(
+    fn: Callable[..., object], argnums: int | tuple[int, ...] = 0, has_aux: bool = False
+) -> Callable[..., object]:
+    """The Jacobian of a function returning a pytree of scalars.
+
+    One trace and one reverse sweep per output scalar: each row is exactly
+    what `grad` gives for that output.
+
+    Args:
+        fn: returns a pytree of scalars (a scalar, list, tuple, dict, ...).
+        argnums: the positional argument(s) to differentiate, as in `grad`.
+        has_aux: ``fn`` returns ``(output, aux)``; the function then returns
+            ``(jacobian, aux)``.
+
+    Returns:
+        A function returning the output's structure *outside* and the
+        differentiated argument's structure *inside*: ``J[i][j]`` is
+        ``d out[i] / d x[j]``. Every leaf is a float at top level.
+
+    >>> import autograd as ag
+    >>> ag.jacobian(lambda x: [x[0] * x[1], x[0] + 2.0 * x[1]])([3.0, 5.0])
+    [[5.0, 3.0], [1.0, 2.0]]
+    """
+    return jacobian_impl(_Spec(fn, argnums, "jacobian", has_aux))
+
+
+# ---- hessian ------------------------------------------------------------------
+
+
+@overload
+def hessian(
+    fn: Callable[Concatenate[Node, P], tuple[Scalar, A]],
+    argnums: Literal[0] = 0,
+    *,
+    has_aux: Literal[True],
+) -> Callable[Concatenate[float, P], tuple[float, A]]: ...
+@overload
+def hessian(
+    fn: Callable[P, tuple[Scalar, A]], argnums: int | tuple[int, ...] = 0, *, has_aux: Literal[True]
+) -> Callable[P, tuple[object, A]]: ...
+@overload
+def hessian(
+    fn: Callable[Concatenate[Node, P], Scalar],
+    argnums: Literal[0] = 0,
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[float, P], float]: ...
+@overload
+def hessian(
+    fn: Callable[Concatenate[Sequence[Node], P], Scalar],
+    argnums: Literal[0] = 0,
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[Sequence[float], P], Sequence[Sequence[float]]]: ...
+@overload
+def hessian(
+    fn: Callable[Concatenate[Mapping[K, Node], P], Scalar],
+    argnums: Literal[0] = 0,
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[Mapping[K, float], P], dict[K, dict[K, float]]]: ...
+@overload
+def hessian(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[Concatenate[Node, Node, P], Scalar],
+    argnums: tuple[Literal[0], Literal[1]],
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[float, float, P], tuple[tuple[float, float], tuple[float, float]]]: ...
+@overload
+def hessian(
+    fn: Callable[P, Scalar], argnums: int | tuple[int, ...] = 0, has_aux: Literal[False] = False
+) -> Callable[P, object]: ...
+def hessian(
+    fn: Callable[..., object], argnums: int | tuple[int, ...] = 0, has_aux: bool = False
+) -> Callable[..., object]:
+    """The matrix of second derivatives of a scalar function, forward over reverse.
+
+    One trace, one reverse sweep that builds the gradient as a graph, then
+    one forward sweep of that graph per input scalar (JAX's strategy).
+
+    Args:
+        fn: returns a scalar.
+        argnums: the positional argument(s) to differentiate, as in `grad`.
+        has_aux: ``fn`` returns ``(scalar, aux)``; the function then returns
+            ``(hessian, aux)``.
+
+    Returns:
+        A function returning ``H`` with the argument's structure outside and
+        inside: ``H[i][j]`` is ``d/dx[j] (d fn / dx[i])``. With an ``argnums``
+        tuple, both levels are tuples over the arguments: for scalar
+        arguments ``H[a][b]`` is ``d/d args[b] (d fn / d args[a])``.
+
+    >>> import autograd as ag
+    >>> ag.hessian(lambda x: x[0] ** 3.0 * x[1])([2.0, 5.0])
+    [[60.0, 12.0], [12.0, 0.0]]
+    """
+    return hessian_impl(_Spec(fn, argnums, "hessian", has_aux))

@@ -1,0 +1,173 @@
+"""debug_nans(): the first op that creates a nan raises, naming op, inputs, direction, line."""
+
+from __future__ import annotations
+
+import contextvars
+import math
+import threading
+from collections.abc import Mapping
+
+import pytest
+
+import autograd as ag
+from autograd import Node, Scalar
+
+HERE = r"test_debug\.py:\d+"
+
+
+def test_forward_nan_names_op_inputs_and_source_line() -> None:
+    def f(x: Node) -> Scalar:
+        return ag.log(x - 2.0)  # log(-1)
+
+    with ag.debug_nans(), pytest.raises(FloatingPointError) as info:
+        ag.grad(f)(1.0)
+    message = str(info.value)
+    assert "Log produced nan in the forward pass from input (-1.0)" in message
+    assert "return ag.log(x - 2.0)  # log(-1)" in message
+    assert __file__ in message
+
+
+def test_backward_only_nan_is_caught_in_the_sweep() -> None:
+    def masked(x: Node) -> Scalar:
+        return 0.0 * x**0.5  # value 0; local derivative inf at 0, times the mask's 0
+
+    assert ag.grad(masked)(1.0) == 0.0
+    assert math.isnan(ag.grad(masked)(0.0))  # silently nan without debug_nans
+    with ag.debug_nans(), pytest.raises(FloatingPointError) as info:
+        ag.grad(masked)(0.0)
+    message = str(info.value)
+    assert "Pow produced nan in the backward sweep" in message
+    assert "from cotangent 0.0, inputs (0.0, 0.5)" in message
+    assert "return 0.0 * x**0.5" in message
+
+
+def test_relu_mask_times_infinite_slope_is_caught() -> None:
+    def f(x: Node) -> Scalar:
+        return ag.relu(-1.0 - x * x) * ag.log(x)  # relu(..) is 0; log'(0) = inf
+
+    with ag.debug_nans(), pytest.raises(FloatingPointError, match=r"forward pass"):
+        ag.grad(f)(0.0)  # 0 * -inf: the forward value is already nan
+
+    def g(x: Node) -> Scalar:
+        return ag.relu(-1.0 - x * x) * (x**0.5)
+
+    with ag.debug_nans(), pytest.raises(FloatingPointError, match=rf"backward sweep.*{HERE}"):
+        ag.grad(g)(0.0)
+
+
+def test_forward_mode_nan_is_caught() -> None:
+    def masked(x: Node) -> Scalar:
+        return 0.0 * x**0.5
+
+    with ag.debug_nans(), pytest.raises(FloatingPointError, match=r"forward-mode \(jvp\) sweep"):
+        ag.jvp(masked, (0.0,), (1.0,))
+
+
+def test_nan_from_a_nan_input_is_not_reported() -> None:
+    with ag.debug_nans():
+        assert math.isnan(ag.grad(lambda x: x * x)(math.nan))
+        assert math.isnan(ag.jvp(ag.exp, (math.nan,), (1.0,))[1])
+        assert math.isnan(ag.grad(ag.log)(math.nan))
+
+
+def test_silent_on_healthy_code() -> None:
+    def f(p: Mapping[str, Scalar]) -> Scalar:
+        return ag.tanh(p["w"] * p["x"]) ** 2.0 + ag.log(ag.sigmoid(p["w"]))
+
+    p = {"w": 0.3, "x": -1.2}
+    with ag.debug_nans():
+        g = ag.grad(f)(p)
+        h = ag.hessian(f)(p)
+        ag.jvp(f, (p,), ({"w": 1.0, "x": 0.0},))
+        ag.check_grads(f, (p,), order=2)
+    assert g == ag.grad(f)(p)
+    assert h == ag.hessian(f)(p)
+
+
+def test_other_threads_and_contexts_are_not_checked() -> None:
+    inside = threading.Event()
+    done = threading.Event()
+    results: list[object] = []
+
+    def debugging_thread() -> None:
+        with ag.debug_nans():
+            inside.set()
+            done.wait(5.0)
+
+    worker = threading.Thread(target=debugging_thread)
+    worker.start()
+    try:
+        assert inside.wait(5.0)
+
+        def other() -> None:
+            results.append(ag.grad(lambda x: 0.0 * x**0.5)(0.0))
+            results.append(ag.log(ag.Leaf(-1.0)).value)
+
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+        # the main thread is not debugging either, while the worker is
+        results.append(ag.grad(lambda x: ag.log(x))(-1.0))
+    finally:
+        done.set()
+        worker.join()
+    assert len(results) == 3
+    assert all(isinstance(r, float) for r in results)
+    assert [math.isnan(r) for r in results if isinstance(r, float)] == [True, True, False]
+
+
+def test_a_copied_context_inherits_debugging() -> None:
+    with ag.debug_nans():
+        ctx = contextvars.copy_context()
+    # the copy was taken inside the block: it still checks after the block ended
+    with pytest.raises(FloatingPointError, match="Log produced nan"):
+        ctx.run(ag.grad(ag.log), -1.0)
+    assert math.isnan(ag.log(ag.Leaf(-1.0)).value)  # this context does not
+
+
+def test_nested_blocks_and_exit_restore_the_node_classes() -> None:
+    before = ag.Mul.__init__
+    with ag.debug_nans():
+        with ag.debug_nans():
+            assert ag.Mul.__init__ is not before
+        assert ag.Mul.__init__ is not before
+        with pytest.raises(FloatingPointError):
+            ag.log(ag.Leaf(-1.0))
+    assert ag.Mul.__init__ is before
+    assert math.isnan(ag.log(ag.Leaf(-1.0)).value)  # off again
+
+
+def test_nested_transforms_report_the_derivative_graph_op() -> None:
+    def masked(x: Node) -> Scalar:
+        return 0.0 * x**0.5
+
+    # the inner sweep builds nodes; the nan appears when one of them is built
+    with ag.debug_nans(), pytest.raises(FloatingPointError, match=r"Mul produced nan"):
+        ag.grad(ag.grad(masked))(0.0)
+
+
+def test_concurrent_blocks_in_many_threads_restore_the_classes() -> None:
+    before = {cls: cls.__init__ for cls in (ag.Add, ag.Mul, ag.Pow, ag.Log)}
+    errors: list[str] = []
+    start = threading.Barrier(4)
+
+    def worker(k: int) -> None:
+        start.wait()
+        for i in range(50):
+            if (i + k) % 2:
+                with ag.debug_nans():
+                    try:
+                        ag.grad(ag.log)(-1.0)
+                        errors.append("no error inside debug_nans()")
+                    except FloatingPointError:
+                        pass
+            elif not math.isnan(ag.log(ag.Leaf(-1.0)).value):
+                errors.append("wrong value outside")
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert {cls: cls.__init__ for cls in before} == before

@@ -1,0 +1,170 @@
+"""Nodes: frozen data with identity semantics, short reprs and operator sugar."""
+
+from __future__ import annotations
+
+import gc
+import math
+import typing
+from collections.abc import Callable
+
+import attrs
+import pytest
+
+import autograd as ag
+from autograd import Add, Const, Exp, Leaf, Log, Mul, Node, Pow, Relu, Sigmoid, Tanh
+from autograd._nodes import _Arith
+
+x, y = Leaf(3.0), Leaf(2.0)
+EXAMPLES: list[Node] = [
+    x,
+    Const(1.5),
+    Add(x, y),
+    Mul(x, y),
+    Pow(x, y),
+    Exp(x),
+    Log(x),
+    Tanh(x),
+    Relu(x),
+    Sigmoid(x),
+]
+
+
+def test_examples_cover_the_closed_union() -> None:
+    assert {type(n) for n in EXAMPLES} == set(typing.get_args(Node))
+
+
+def test_every_subclass_of_arith_is_in_the_node_union_and_vice_versa() -> None:
+    # _Arith's one `cast(Node, self)` is sound only if the two sets are equal
+    gc.collect()  # attrs replaces each class by a slotted copy; drop the originals first
+    assert set(_Arith.__subclasses__()) == set(typing.get_args(Node))
+    assert all(getattr(cls, "__final__", False) for cls in typing.get_args(Node))
+
+
+@pytest.mark.parametrize("node", EXAMPLES, ids=lambda n: type(n).__name__)
+def test_node_is_frozen(node: Node) -> None:
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        node.value = 1.0  # type: ignore[misc]  # read-only: the point of the test
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        node.grad = 1.0  # type: ignore[union-attr]  # no node has a .grad
+    assert not hasattr(node, "__dict__")  # slotted: nothing can be stored on a node
+
+
+@pytest.mark.parametrize("node", EXAMPLES, ids=lambda n: type(n).__name__)
+def test_node_fields_are_inputs_and_numbers_never_closures(node: Node) -> None:
+    for field in attrs.fields(type(node)):
+        v = getattr(node, field.name)
+        assert isinstance(v, Node | float | str | None), (field.name, v)
+
+
+def test_identity_semantics() -> None:
+    a, b = Leaf(2.0), Leaf(2.0)
+    assert a == a
+    assert a != b  # two leaves are two variables
+    assert hash(a) != hash(b)
+    assert hash(a) == hash(a)
+    assert len({a, b, a}) == 2
+    assert {a: 1, b: 2}[a] == 1
+
+
+def test_repr_is_short() -> None:
+    assert repr(Leaf(2.0)) == "Leaf(value=2.0)"
+    assert repr(Leaf(2.0, name="w1")) == "Leaf(value=2.0)"
+    assert repr(Const(1)) == "Const(value=1.0)"
+    deep: Node = Leaf(1.0)
+    for _ in range(100):
+        deep = deep * 1.0
+    assert repr(deep) == "Mul(value=1.0)"
+    assert repr(Leaf(2.0) * Leaf(3.0)) == "Mul(value=6.0)"
+
+
+def test_values_are_eager_and_plain_floats() -> None:
+    n = Leaf(3) * 2
+    assert n.value == 6.0
+    assert type(n.value) is float
+    assert type(Leaf(3).value) is float
+    assert Leaf(10**400).value == math.inf  # a huge int overflows to inf, not OverflowError
+    assert Leaf(-(10**400)).value == -math.inf
+
+
+Op = Callable[[object, object], object]
+OPERATORS: list[tuple[str, Callable[[float, float], float]]] = [
+    ("+", lambda a, b: a + b),
+    ("-", lambda a, b: a - b),
+    ("*", lambda a, b: a * b),
+    ("/", lambda a, b: a / b),
+    ("**", lambda a, b: a**b),
+]
+
+
+@pytest.mark.parametrize(("name", "op"), OPERATORS, ids=[n for n, _ in OPERATORS])
+@pytest.mark.parametrize("other", [2.0, 2], ids=["float", "int"])
+def test_operators_with_numbers_on_either_side(
+    name: str, op: Callable[[float, float], float], other: float
+) -> None:
+    a = Leaf(3.0)
+    for left, right, expected in (
+        (a, other, op(3.0, float(other))),
+        (other, a, op(float(other), 3.0)),
+        (a, Leaf(float(other)), op(3.0, float(other))),
+    ):
+        out: object = op(left, right)  # type: ignore[arg-type]  # nodes stand in for floats
+        assert isinstance(out, Node), name
+        assert out.value == pytest.approx(expected, rel=1e-15), name
+
+
+def test_unary_minus_and_plus() -> None:
+    a = Leaf(3.0)
+    assert (-a).value == -3.0
+    assert isinstance(-a, Mul)
+    assert +a is a
+    neg: Callable[[Node], Node] = lambda v: -v  # noqa: E731 - typed, so grad's overloads apply
+    assert ag.grad(neg)(3.0) == -1.0
+
+
+def test_power_with_constant_and_node_exponents() -> None:
+    a = Leaf(3.0)
+    p = a**2
+    assert isinstance(p, Pow)
+    assert type(p.y) is Const  # a constant exponent: PyTorch's scalar path
+    assert p.value == 9.0
+    q = 2**a
+    assert isinstance(q, Pow)
+    assert type(q.x) is Const
+    assert q.value == 8.0
+    r = a**a
+    assert isinstance(r, Pow)
+    assert r.value == 27.0
+
+
+def test_division_by_a_number_folds_the_reciprocal() -> None:
+    a = Leaf(3.0)
+    d = a / 4.0
+    assert isinstance(d, Mul)
+    assert isinstance(d.y, Const)
+    assert d.y.value == 0.25
+    e = a / Leaf(4.0)
+    assert isinstance(e, Mul)
+    assert isinstance(e.y, Pow)  # x * y**-1
+
+
+def test_unsupported_operands_are_refused_by_python() -> None:
+    a = Leaf(1.0)
+    for bad in ("1", True, 1j, None, (1.0,)):
+        with pytest.raises(TypeError, match="unsupported operand"):
+            _ = a + bad  # type: ignore[operator]
+        with pytest.raises(TypeError, match="unsupported operand"):
+            _ = bad - a  # type: ignore[operator]
+    with pytest.raises(TypeError, match="is a graph node, not a number"):
+        _ = [1.0] * a  # type: ignore[operator]  # list repetition asks for an index
+
+
+class FloatSubclass(float):
+    pass
+
+
+def test_float_and_int_subclasses_are_normalised_to_float() -> None:
+    out = Leaf(1.0) + FloatSubclass(2.5)
+    assert isinstance(out, Add)
+    assert type(out.y) is Const
+    assert type(out.y.value) is float
+    assert type(Leaf(FloatSubclass(2.0)).value) is float

@@ -1,0 +1,58 @@
+"""Node arithmetic and ops on ``float | Node``: checked by mypy only, never run by pytest."""
+
+from __future__ import annotations
+
+from typing import assert_never, assert_type
+
+import autograd as ag
+from autograd import Node, Scalar
+
+x = ag.Leaf(2.0)
+n: Node = x * 3.0
+s: Scalar = 1.5
+
+assert_type(x.value, float)
+assert_type(n + 1.0, Node)
+assert_type(1.0 + n, Node)
+assert_type(n - 1, Node)
+assert_type(1 - n, Node)
+assert_type(n * n, Node)
+assert_type(2.0 * n, Node)
+assert_type(n / 2.0, Node)
+assert_type(2.0 / n, Node)
+assert_type(n**2, Node)
+assert_type(2.0**n, Node)
+assert_type(n**n, Node)
+assert_type(-n, Node)
+assert_type(+n, Node)
+
+# ops return the kind they are given
+assert_type(ag.exp(1.0), float)
+assert_type(ag.exp(n), Node)
+assert_type(ag.exp(s), Scalar)
+assert_type(ag.log(1.0), float)
+assert_type(ag.log(n), Node)
+assert_type(ag.tanh(x), Node)
+assert_type(ag.relu(0.5), float)
+assert_type(ag.sigmoid(n), Node)
+assert_type(ag.sum([1.0, 2.0]), float)
+assert_type(ag.sum([n, n]), Node)
+assert_type(ag.sum([x, x]), Node)
+assert_type(ag.sum([s, n]), Scalar)
+assert_type(ag.mean([1.0, 2.0]), float)
+assert_type(ag.mean([n, x]), Node)
+assert_type(ag.dot([1.0], [2.0]), float)
+assert_type(ag.dot([n], [2.0]), Scalar)
+
+
+def arity(node: Node) -> int:
+    """The closed union: this match is exhaustive, so mypy accepts assert_never."""
+    match node:
+        case ag.Leaf() | ag.Const():
+            return 0
+        case ag.Exp() | ag.Log() | ag.Tanh() | ag.Relu() | ag.Sigmoid():
+            return 1
+        case ag.Add() | ag.Mul() | ag.Pow():
+            return 2
+        case _:
+            assert_never(node)

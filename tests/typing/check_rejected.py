@@ -1,0 +1,58 @@
+"""Lines that must stay type errors. Each carries the error code mypy reports, so
+``warn_unused_ignores`` (strict) fails the moment one is accepted."""
+
+from __future__ import annotations
+
+import math
+from typing import assert_never
+
+import autograd as ag
+from autograd import Node, Scalar
+
+x = ag.Leaf(2.0)
+n: Node = x * 3.0
+
+
+def f(v: Scalar) -> Scalar:
+    return v * v
+
+
+# comparisons and conversions: compare `.value`, use autograd's functions
+less = x < 1  # type: ignore[operator]
+at_least = n >= x  # type: ignore[operator]
+float(n)  # type: ignore[arg-type]
+int(x)  # type: ignore[call-overload]
+math.exp(n)  # type: ignore[arg-type]
+if n:  # type: ignore[truthy-bool]
+    pass
+
+# nodes are frozen: no assignment, and no .grad to set
+x.value = 1.0  # type: ignore[misc]
+n.value = 1.0  # type: ignore[misc]
+x.grad = 0.0  # type: ignore[attr-defined]
+
+# transforms check their arguments
+ag.grad(f)("a")  # type: ignore[call-overload]
+ag.grad(f)(1.0, 2.0)  # type: ignore[call-overload]
+ag.grad(f, argnums="0")  # type: ignore[call-overload]
+ag.grad(1.0)  # type: ignore[call-overload]
+ag.value_and_grad(f)(None)  # type: ignore[call-overload]
+
+# ops take float | Node only
+ag.exp("1")  # type: ignore[call-overload]
+ag.sum(["a"])  # type: ignore[list-item]
+n + "a"  # type: ignore[operator]
+"a" * n  # type: ignore[operator]
+
+# a gradient of a float function is a float, not a node
+g: Node = ag.grad(f)(1.0)  # type: ignore[assignment]
+
+
+def forgot_a_case(node: Node) -> int:
+    match node:
+        case ag.Leaf() | ag.Const():
+            return 0
+        case ag.Add() | ag.Mul() | ag.Pow():
+            return 2
+        case _:
+            assert_never(node)  # type: ignore[arg-type]
