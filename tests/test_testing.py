@@ -277,3 +277,21 @@ def test_programs_can_share_subexpressions() -> None:
 
     p = find(programs(ops=["tanh", "*"]), shares)
     assert len(expr_to_tree(p.expr)) == 3  # t = tanh(leaf); t * t
+
+
+def test_the_cli_json_is_read_as_a_program_with_the_same_numbers() -> None:
+    cmd = [
+        sys.executable,
+        "-m",
+        "autograd",
+        "grad",
+        "--json",
+        "log(x) * tanh(y) / x",
+        "x=0",
+        "y=-0",
+    ]
+    run = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    from_cli = program_from_json(json.loads(run.stdout))
+    ours = grad_result(parse("log(x) * tanh(y) / x"), {"x": 0.0, "y": -0.0}, tree=False)
+    assert json.loads(run.stdout) == ours
+    assert _same(from_cli.value, reference(from_cli.expr, from_cli.inputs).value)
