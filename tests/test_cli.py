@@ -182,11 +182,13 @@ Outcome = tuple[subprocess.CompletedProcess[str], float, Path]
 def hostile_outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, ...], Outcome]:
     """Every hostile case run once, as a subprocess in its own empty folder, four at a time."""
 
+    # made here, not in the threads: pytest creates its base temp folder lazily, racily
+    folders = {args: tmp_path_factory.mktemp("hostile") for args in HOSTILE}
+
     def one(args: tuple[str, ...]) -> Outcome:
-        folder = tmp_path_factory.mktemp("hostile")
         start = time.perf_counter()
-        done = run("grad", *args, cwd=folder, timeout=60)
-        return done, time.perf_counter() - start, folder
+        done = run("grad", *args, cwd=folders[args], timeout=60)
+        return done, time.perf_counter() - start, folders[args]
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         return dict(zip(HOSTILE, pool.map(one, HOSTILE), strict=True))
