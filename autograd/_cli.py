@@ -13,14 +13,15 @@ import json
 import math
 import re
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import NoReturn, TextIO
 
-from ._expr import ExprError, evaluate, json_float, names, parse, to_source
+from ._expr import ExprError, evaluate, names, parse
+from ._json import FORMAT as JSON_FORMAT
+from ._json import program_to_json, reference
 from ._nodes import Leaf, Scalar, _Arith
-from ._transforms import gradients, value_and_grad
+from ._transforms import gradients
 
-JSON_FORMAT = "typed-autograd/grad@1"
 """The ``format`` field of ``autograd grad --json``; bumped if the layout changes."""
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -93,24 +94,12 @@ def _value_of(x: Scalar) -> float:
 def cmd_grad(args: argparse.Namespace, out: TextIO) -> int:
     """``autograd grad``: the value and every partial derivative of an expression."""
     expr = parse(args.expr)
-    inputs = parse_inputs(args.values, names(expr))
-
-    def fn(env: Mapping[str, Scalar]) -> Scalar:
-        return evaluate(expr, env)
-
-    value, grads = value_and_grad(fn)(inputs)
-    if args.json:
-        record = {
-            "format": JSON_FORMAT,
-            "expression": to_source(expr),
-            "inputs": {k: json_float(v) for k, v in inputs.items()},
-            "value": json_float(value),
-            "gradients": {k: json_float(g) for k, g in grads.items()},
-        }
-        out.write(json.dumps(record, allow_nan=False) + "\n")
+    result = reference(expr, parse_inputs(args.values, names(expr)))
+    if args.json:  # the kit's documented form, expression tree included (docs/reference-testing.md)
+        out.write(json.dumps(program_to_json(result), allow_nan=False) + "\n")
         return 0
-    out.write(f"value = {value!r}\n")
-    for name, g in grads.items():
+    out.write(f"value = {result.value!r}\n")
+    for name, g in result.gradients.items():
         out.write(f"d/d{name} = {g!r}\n")
     return 0
 

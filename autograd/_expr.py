@@ -324,19 +324,3 @@ def _num_source(v: float) -> str:
     if v != v:
         return "0 * 1e999"  # 0 * inf is nan in IEEE arithmetic
     return "-1e999" if v == -math.inf else f"-{-v!r}"
-
-
-def json_float(x: float) -> float | str:
-    """A float for `json.dumps`: finite numbers as they are, others as strings.
-
-    JSON has no infinities or nan, so they become ``"inf"``, ``"-inf"`` and
-    ``"nan"``; ``-0.0`` stays ``-0.0`` (``json.dumps`` writes ``-0.0``).
-
-    >>> [json_float(v) for v in (2.5, -0.0, math.inf, -math.inf, math.nan)]
-    [2.5, -0.0, 'inf', '-inf', 'nan']
-    """
-    if math.isfinite(x):
-        return x
-    if x != x:
-        return "nan"
-    return "inf" if x > 0 else "-inf"

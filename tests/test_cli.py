@@ -18,6 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autograd._cli import main
+from autograd._expr import parse
+from autograd._json import expr_from_tree
 
 README_EXPR = "((w1 - 1)**2 + (w2 - 5)**2) * 0.5"
 
@@ -52,7 +54,9 @@ def test_json_output_parses_with_the_documented_fields() -> None:
         "inputs": {"w2": 3.0, "w1": 2.0},
         "value": 2.5,
         "gradients": {"w2": -2.0, "w1": 1.0},
+        "tree": record["tree"],
     }
+    assert expr_from_tree(record["tree"]) == parse(README_EXPR)
     assert list(record["gradients"]) == ["w2", "w1"]  # the order the values were given in
 
 

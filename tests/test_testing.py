@@ -118,7 +118,9 @@ def test_check_engine_passes_this_engine_on_all_ops() -> None:
 
 
 def test_check_engine_passes_a_correct_tape_engine() -> None:
-    check_engine(tape_engine(), n=300, ops=TAPE_OPS, conventions=Conventions(ulps=8))
+    # the tape's tanh' is the textbook 1 - y*y: near saturation it is correct only to an
+    # absolute ~1e-16, many ulps of a small result (docs/reference-testing.md)
+    check_engine(tape_engine(), n=300, ops=TAPE_OPS, conventions=Conventions(ulps=8, abs_tol=1e-15))
 
 
 def test_check_engine_finds_a_wrong_tanh_derivative_with_a_small_program() -> None:
@@ -292,6 +294,6 @@ def test_the_cli_json_is_read_as_a_program_with_the_same_numbers() -> None:
     ]
     run = subprocess.run(cmd, capture_output=True, text=True, check=True)
     from_cli = program_from_json(json.loads(run.stdout))
-    ours = grad_result(parse("log(x) * tanh(y) / x"), {"x": 0.0, "y": -0.0}, tree=False)
+    ours = grad_result(parse("log(x) * tanh(y) / x"), {"x": 0.0, "y": -0.0})
     assert json.loads(run.stdout) == ours
     assert _same(from_cli.value, reference(from_cli.expr, from_cli.inputs).value)
