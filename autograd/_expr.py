@@ -235,7 +235,7 @@ def evaluate(expr: Expr, env: Mapping[str, Scalar]) -> Scalar:
     stack: list[Expr] = [expr]
     while stack:
         e = stack[-1]
-        kids = _expr_children(e)
+        kids = children(e)
         pending = [k for k in kids if id(k) not in memo]
         if pending:
             stack.extend(pending)
@@ -257,7 +257,8 @@ def evaluate(expr: Expr, env: Mapping[str, Scalar]) -> Scalar:
     return memo[id(expr)]
 
 
-def _expr_children(e: Expr) -> tuple[Expr, ...]:
+def children(e: Expr) -> tuple[Expr, ...]:
+    """The operands of ``e``, left to right."""
     match e:
         case Num() | Var():
             return ()
@@ -282,7 +283,7 @@ def to_source(expr: Expr) -> str:
     stack: list[Expr] = [expr]
     while stack:
         e = stack[-1]
-        pending = [k for k in _expr_children(e) if id(k) not in out]
+        pending = [k for k in children(e) if id(k) not in out]
         if pending:
             stack.extend(pending)
             continue

@@ -14,7 +14,20 @@ from typing import Final, Protocol, TypeAlias, assert_never, cast
 
 import attrs
 
-from ._expr import FUNCTIONS, Binary, Call, Expr, Function, Neg, Num, Var, evaluate, names, parse
+from ._expr import (
+    FUNCTIONS,
+    Binary,
+    Call,
+    Expr,
+    Function,
+    Neg,
+    Num,
+    Var,
+    children,
+    evaluate,
+    names,
+    parse,
+)
 from ._nodes import Node
 from ._transforms import value_and_grad
 
@@ -131,7 +144,7 @@ def expr_to_tree(expr: Expr) -> list[JSON]:
     stack: list[Expr] = [expr]
     while stack:  # iterative post-order: deep chains are fine
         e = stack[-1]
-        pending = [k for k in reversed(_children(e)) if id(k) not in index]
+        pending = [k for k in reversed(children(e)) if id(k) not in index]
         if pending:
             stack.extend(pending)
             continue
@@ -140,18 +153,6 @@ def expr_to_tree(expr: Expr) -> list[JSON]:
             index[id(e)] = len(nodes)
             nodes.append(_tree_node(e, index))
     return nodes
-
-
-def _children(e: Expr) -> tuple[Expr, ...]:
-    match e:
-        case Num() | Var():
-            return ()
-        case Neg(x=x) | Call(x=x):
-            return (x,)
-        case Binary(x=x, y=y):
-            return (x, y)
-        case _:
-            assert_never(e)
 
 
 def _tree_node(e: Expr, index: Mapping[int, int]) -> JSON:

@@ -201,10 +201,10 @@ def main() -> None:
             fmt(medians.get("jit first call")),
         ]
         print(f"| {name} (median of {reps}) | " + " | ".join(cells) + " |", flush=True)
-    steps = 2_000 if args.quick else 20_000
-    mem = memory_row(steps)
+    chain_steps = 2_000 if args.quick else 20_000
+    mem = memory_row(chain_steps)
     print(
-        f"\nbytes per node while a {5 * steps:,}-node graph is alive (tracemalloc): "
+        f"\nbytes per node while a {5 * chain_steps:,}-node graph is alive (tracemalloc): "
         f"ours {fmt_bytes(mem.get('ours'))}, micrograd {fmt_bytes(mem.get('micrograd'))}, "
         f"ratio {ratio(mem.get('ours'), mem.get('micrograd'))}"
     )

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import assert_never
 
 from hypothesis import strategies as st
 from micrograd.engine import Value
@@ -30,6 +29,7 @@ from autograd.testing import (
     Op,
     Var,
     check_engine,
+    children,
     floats,
 )
 
@@ -43,7 +43,7 @@ def micrograd_adapter(expr: Expr, inputs: Mapping[str, float]) -> tuple[float, d
     stack = [expr]
     while stack:  # our side iterates; micrograd's backward() is what recurses
         e = stack[-1]
-        pending = [k for k in _kids(e) if id(k) not in memo]
+        pending = [k for k in children(e) if id(k) not in memo]
         if pending:
             stack.extend(pending)
             continue
@@ -52,18 +52,6 @@ def micrograd_adapter(expr: Expr, inputs: Mapping[str, float]) -> tuple[float, d
     out = memo[id(expr)]
     out.backward()
     return out.data, {name: v.grad for name, v in leaves.items()}
-
-
-def _kids(e: Expr) -> tuple[Expr, ...]:
-    match e:
-        case Num() | Var():
-            return ()
-        case Neg(x=x) | Call(x=x):
-            return (x,)
-        case Binary(x=x, y=y):
-            return (x, y)
-        case _:
-            assert_never(e)
 
 
 def _one(e: Expr, memo: Mapping[int, Value], leaves: Mapping[str, Value]) -> Value:

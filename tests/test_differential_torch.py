@@ -76,7 +76,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from autograd import Const, Leaf, Log, Node, Pow, Relu
-from autograd._expr import Binary, Call, Expr, Neg, Num, Var, evaluate, names, to_source
+from autograd._expr import Binary, Call, Expr, Neg, Num, Var, children, evaluate, names, to_source
 from autograd._nodes import Add, Exp, Mul, Sigmoid, Tanh
 from autograd._trace import backward, float_view, node_view, toposort
 from autograd.testing import expressions, floats, reference
@@ -108,25 +108,13 @@ def torch_eval(expr: Expr, env: Mapping[str, Tensor], reciprocal: bool) -> Tenso
     stack = [expr]
     while stack:
         e = stack[-1]
-        pending = [k for k in _kids(e) if id(k) not in memo]
+        pending = [k for k in children(e) if id(k) not in memo]
         if pending:
             stack.extend(pending)
             continue
         stack.pop()
         memo[id(e)] = _torch_one(e, memo, env, reciprocal)
     return memo[id(expr)]
-
-
-def _kids(e: Expr) -> tuple[Expr, ...]:
-    match e:
-        case Num() | Var():
-            return ()
-        case Neg(x=x) | Call(x=x):
-            return (x,)
-        case Binary(x=x, y=y):
-            return (x, y)
-        case _:
-            assert_never(e)
 
 
 _TORCH_FNS: dict[str, Callable[[Tensor], Tensor]] = {
@@ -355,7 +343,7 @@ def folded_reciprocal_overflows(expr: Expr) -> bool:
             c = e.y.value
             if c != 0.0 and abs(c) < 1.0 / MAX:
                 return True
-        stack.extend(_kids(e))
+        stack.extend(children(e))
     return False
 
 

@@ -19,6 +19,7 @@ from .._expr import Expr as Expr
 from .._expr import Neg as Neg
 from .._expr import Num as Num
 from .._expr import Var as Var
+from .._expr import children as children
 from .._expr import evaluate as evaluate
 from .._expr import names as names
 from .._expr import parse as parse

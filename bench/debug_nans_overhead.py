@@ -4,7 +4,7 @@ Node construction: `Add`/`Mul` as shipped (with the ``v != v`` check) against
 copies without it. Reverse sweep: `backward` (one context-variable read)
 against a copy of the sweep without it. Medians of repeated timeit runs.
 
-Run: ``python benchmarks/debug_nans_overhead.py``
+Run: ``python bench/debug_nans_overhead.py``
 """
 
 from __future__ import annotations
