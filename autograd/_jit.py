@@ -22,7 +22,7 @@ from typing import ParamSpec, TypeVar, cast, get_args
 from ._codegen import ExternalNodeError, GraphTooBigError, Program
 from ._nodes import Leaf, Node, _Arith, int_to_float
 from ._pytree import TreeDef, flatten, flatten_any, unflatten
-from ._trace import nesting
+from ._trace import debug_sites, nesting
 from ._transforms import _ValueAndGrad, transform_of
 
 P = ParamSpec("P")
@@ -41,7 +41,8 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
     later calls run the compiled code, giving bit-identical results to ``fn``
     run on nodes. On ``jit(grad(f))`` and ``jit(value_and_grad(f))`` the
     backward pass is compiled too; ``grad(jit(f))`` works as well (it runs
-    ``f`` eagerly, as does any call under another transform).
+    ``f`` eagerly, as does any call under another transform). Inside
+    `debug_nans` calls run eagerly too, so every op is checked.
 
     Args:
         fn: a function of pytrees of floats (lists, tuples, dicts, ...).
@@ -72,6 +73,8 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
     @functools.wraps(fn)
     def jitted(*args: P.args, **kwargs: P.kwargs) -> T:
         if nesting.get() > 0:  # under another transform: the result must be a graph
+            return fn(*args, **kwargs)
+        if debug_sites.get() is not None:  # inside debug_nans(): eager, so every op is checked
             return fn(*args, **kwargs)
         try:
             key, flat = _fast_key(args, static, kwargs)

@@ -171,3 +171,15 @@ def test_concurrent_blocks_in_many_threads_restore_the_classes() -> None:
         t.join()
     assert errors == []
     assert {cls: cls.__init__ for cls in before} == before
+
+
+def test_jitted_code_is_checked_inside_debug_nans() -> None:
+    def f(x: Node) -> Scalar:
+        return ag.log(x - 2.0)
+
+    fast = ag.jit(ag.value_and_grad(f))
+    assert fast(3.0) == (0.0, 1.0)  # compiled, outside the block
+    with ag.debug_nans(), pytest.raises(FloatingPointError, match=r"Log produced nan"):
+        fast(1.0)
+    value, slope = fast(1.0)  # compiled again after the block: nan, unchecked
+    assert math.isnan(value) and slope == -1.0
