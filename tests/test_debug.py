@@ -182,4 +182,5 @@ def test_jitted_code_is_checked_inside_debug_nans() -> None:
     with ag.debug_nans(), pytest.raises(FloatingPointError, match=r"Log produced nan"):
         fast(1.0)
     value, slope = fast(1.0)  # compiled again after the block: nan, unchecked
-    assert math.isnan(value) and slope == -1.0
+    assert math.isnan(value)
+    assert slope == -1.0
