@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 import attrs
 
-from ._nodes import Node, Scalar, _Arith, int_to_float
+from ._nodes import Scalar, _Arith, int_to_float
 
 
 class Kind(enum.Enum):
@@ -203,13 +203,3 @@ def paths(tree: TreeDef, root: str) -> list[str]:
             for k, c in reversed(list(zip(keys, node.children, strict=True)))
         )
     return out
-
-
-def is_node(x: object) -> bool:
-    """True for graph nodes (every member of `Node`)."""
-    return isinstance(x, _Arith)
-
-
-def leaves_as_nodes(leaves: Sequence[object]) -> list[Node]:
-    """The node leaves of a lenient flatten (for aux outputs and `stop_gradient`)."""
-    return [x for x in leaves if isinstance(x, _Arith)]  # type: ignore[misc]  # _Arith is Node
