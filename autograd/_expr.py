@@ -232,15 +232,7 @@ def evaluate(expr: Expr, env: Mapping[str, Scalar]) -> Scalar:
     from ._nodes import Const  # a literal is a graph constant, as `x * 2` makes one
 
     memo: dict[int, Scalar] = {}
-    stack: list[Expr] = [expr]
-    while stack:
-        e = stack[-1]
-        kids = children(e)
-        pending = [k for k in kids if id(k) not in memo]
-        if pending:
-            stack.extend(pending)
-            continue
-        stack.pop()
+    for e in postorder(expr):
         match e:
             case Num(value=v):
                 memo[id(e)] = Const(v)
@@ -255,6 +247,30 @@ def evaluate(expr: Expr, env: Mapping[str, Scalar]) -> Scalar:
             case _:
                 assert_never(e)
     return memo[id(expr)]
+
+
+def postorder(expr: Expr) -> list[Expr]:
+    """Each distinct subexpression object of ``expr`` once, operands (left to right) first.
+
+    Iterative, so a chain of any depth is fine; the root comes last.
+
+    >>> [to_source(e) for e in postorder(parse("-x * 2"))]
+    ['x', '-x', '2.0', '-x * 2.0']
+    """
+    order: list[Expr] = []
+    done: set[int] = set()
+    stack: list[tuple[Expr, bool]] = [(expr, False)]
+    while stack:
+        e, expanded = stack.pop()
+        if id(e) in done:
+            continue
+        if expanded:  # its operands are all in `order` already
+            done.add(id(e))
+            order.append(e)
+        else:
+            stack.append((e, True))
+            stack.extend((k, False) for k in reversed(children(e)) if id(k) not in done)
+    return order
 
 
 def children(e: Expr) -> tuple[Expr, ...]:
@@ -280,14 +296,7 @@ def to_source(expr: Expr) -> str:
     '-(x + 1.0) * 2.0 ** -y'
     """
     out: dict[int, tuple[str, int]] = {}  # id -> (text, precedence)
-    stack: list[Expr] = [expr]
-    while stack:
-        e = stack[-1]
-        pending = [k for k in children(e) if id(k) not in out]
-        if pending:
-            stack.extend(pending)
-            continue
-        stack.pop()
+    for e in postorder(expr):
         out[id(e)] = _render(e, out)
     return out[id(expr)][0]
 

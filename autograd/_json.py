@@ -23,10 +23,10 @@ from ._expr import (
     Neg,
     Num,
     Var,
-    children,
     evaluate,
     names,
     parse,
+    postorder,
 )
 from ._nodes import Node
 from ._transforms import value_and_grad
@@ -141,17 +141,9 @@ def expr_to_tree(expr: Expr) -> list[JSON]:
     """
     index: dict[int, int] = {}
     nodes: list[JSON] = []
-    stack: list[Expr] = [expr]
-    while stack:  # iterative post-order: deep chains are fine
-        e = stack[-1]
-        pending = [k for k in reversed(children(e)) if id(k) not in index]
-        if pending:
-            stack.extend(pending)
-            continue
-        stack.pop()
-        if id(e) not in index:
-            index[id(e)] = len(nodes)
-            nodes.append(_tree_node(e, index))
+    for e in postorder(expr):  # iterative: deep chains are fine
+        index[id(e)] = len(nodes)
+        nodes.append(_tree_node(e, index))
     return nodes
 
 

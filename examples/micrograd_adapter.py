@@ -29,8 +29,8 @@ from autograd.testing import (
     Op,
     Var,
     check_engine,
-    children,
     floats,
+    postorder,
 )
 
 MICROGRAD_OPS: tuple[Op, ...] = ("+", "-", "*", "/", "**", "neg", "relu")
@@ -40,14 +40,7 @@ def micrograd_adapter(expr: Expr, inputs: Mapping[str, float]) -> tuple[float, d
     """Evaluate ``expr`` with micrograd: one `Value` per variable, shared subexpressions once."""
     leaves = {name: Value(v) for name, v in inputs.items()}
     memo: dict[int, Value] = {}
-    stack = [expr]
-    while stack:  # our side iterates; micrograd's backward() is what recurses
-        e = stack[-1]
-        pending = [k for k in children(e) if id(k) not in memo]
-        if pending:
-            stack.extend(pending)
-            continue
-        stack.pop()
+    for e in postorder(expr):  # our side iterates; micrograd's backward() is what recurses
         memo[id(e)] = _one(e, memo, leaves)
     out = memo[id(expr)]
     out.backward()

@@ -297,3 +297,15 @@ def test_the_cli_json_is_read_as_a_program_with_the_same_numbers() -> None:
     ours = grad_result(parse("log(x) * tanh(y) / x"), {"x": 0.0, "y": -0.0})
     assert json.loads(run.stdout) == ours
     assert _same(from_cli.value, reference(from_cli.expr, from_cli.inputs).value)
+
+
+def test_a_subexpression_object_used_twice_is_built_once() -> None:
+    from autograd import Leaf, Mul
+    from autograd.testing import Binary, Call, Var, evaluate, postorder
+
+    t = Call("tanh", Var("x"))
+    square = Binary("*", t, t)
+    assert [type(e).__name__ for e in postorder(square)] == ["Var", "Call", "Binary"]
+    out = evaluate(square, {"x": Leaf(0.5)})
+    assert isinstance(out, Mul)
+    assert out.x is out.y

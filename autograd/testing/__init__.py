@@ -23,6 +23,7 @@ from .._expr import children as children
 from .._expr import evaluate as evaluate
 from .._expr import names as names
 from .._expr import parse as parse
+from .._expr import postorder as postorder
 from .._expr import to_source as to_source
 from .._json import FORMAT as FORMAT
 from .._json import JSON as JSON
