@@ -19,7 +19,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 
 from ._nodes import Node, S, Scalar, _Arith
 from ._pytree import Kind, TreeDef, flatten, unflatten
-from ._trace import backward, debug_sites, float_view, nesting, node_view, toposort
+from ._trace import backward, debug_sites, float_view, nesting, node_view, sweep, toposort
 from ._transforms import _check_argnums, _describe, _positional_names, _values, _variable
 
 ONE: Scalar = 1.0  # a seed typed as Scalar, so a sweep's S follows its primal view
@@ -84,19 +84,7 @@ def backward_many(
     for node, g in seeds:
         prev = cotangents.get(node)
         cotangents[node] = g if prev is None else prev + g
-    order = toposort_many([node for node, _ in seeds], stop)
-    if debug_sites.get() is not None:
-        from ._debug import sweep_checked  # lazy: _debug imports _trace
-
-        return sweep_checked(order, cotangents, primal, keep)
-    for node, ins in reversed(order):
-        g = cotangents[node] if node in keep else cotangents.pop(node)
-        if not ins:
-            continue
-        for x, gx in zip(ins, node.vjp(g, primal), strict=True):
-            prev = cotangents.get(x)
-            cotangents[x] = gx if prev is None else prev + gx
-    return cotangents
+    return sweep(toposort_many([node for node, _ in seeds], stop), cotangents, primal, keep)
 
 
 def views(nested: bool) -> Callable[[Node], Scalar]:

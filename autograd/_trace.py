@@ -76,8 +76,16 @@ def backward(
     `node_view` for one that is differentiated again. With ``keep``, only
     those nodes' cotangents are returned, and others are freed as it goes.
     """
-    cotangents: dict[Node, S] = {root: seed}
-    order = toposort(root, stop)
+    return sweep(toposort(root, stop), {root: seed}, primal, keep)
+
+
+def sweep(
+    order: list[tuple[Node, tuple[Node, ...]]],
+    cotangents: dict[Node, S],
+    primal: Callable[[Node], S],
+    keep: Collection[Node] | None,
+) -> dict[Node, S]:
+    """Run each rule of ``order`` (a topological order) in reverse, from the seeded cotangents."""
     if debug_sites.get() is not None:  # debug_nans(): the one check a sweep pays
         from ._debug import sweep_checked  # lazy: _debug imports this module
 
