@@ -13,6 +13,7 @@ keep their bits. `tests/test_jit.py` checks every rule here against eager.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import re
 import struct
@@ -20,6 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import assert_never, cast
 
 from ._nodes import (
+    VARIABLE_ONE,
     Add,
     Const,
     Exp,
@@ -67,14 +69,25 @@ class GraphTooBigError(Exception):
 class Program:
     """The statements of one compiled graph, and the constants they read."""
 
-    def __init__(self, inputs: Sequence[Node], budget: int) -> None:
+    def __init__(self, inputs: Sequence[Node], budget: int, floats: Sequence[Node] = ()) -> None:
+        """Statements over ``inputs``; ``floats`` are those that are plain numbers when eager.
+
+        Compiled code reproduces the eager call: what is a float there (a
+        non-differentiated argument, anything computed from floats alone) is
+        computed as Python computes floats, with IEEE results where Python
+        would raise; what is a node there is computed by the node's rules.
+        The difference is visible in `Pow`: ``x ** c`` for a node ``x`` and a
+        number ``c`` takes PyTorch's scalar-exponent path, ``c ** d`` is C ``pow``.
+        """
         self.budget = budget
+        self.floats: set[Node] = set(floats)  # membership only: never iterated
         self.names: dict[Node, str] = {x: f"a{i}" for i, x in enumerate(inputs)}
         self.input_names = [f"a{i}" for i in range(len(inputs))]
         self.consts: dict[bytes, str] = {}
         self.const_values: list[float] = []
         self.stmts: list[Stmt] = []
         self.orders: dict[Node, list[tuple[Node, tuple[Node, ...]]]] = {}
+        self.sources: list[str] = []  # the generated chunks, once linked (for tests and debugging)
 
     def const(self, value: float) -> str:
         """A name for a constant, shared by every constant with the same bits."""
@@ -99,9 +112,18 @@ class Program:
             if len(self.names) == len(self.input_names):  # stopped only at inputs: reusable
                 self.orders[out] = order
             self._check(len(order))
-            for node, _ in order:
+            for node, ins in order:
                 if node not in self.names:
+                    if ins and self._float_in_eager(node, ins):
+                        self.floats.add(node)
                     self.names[node] = self._forward(node, f"v{len(self.names)}")
+
+    def _float_in_eager(self, node: Node, ins: tuple[Node, ...]) -> bool:
+        """Whether the eager call computes ``node`` as a plain float: from floats and constants."""
+        if type(node) is Mul and node.y is VARIABLE_ONE:  # an inner transform's variable
+            return False
+        floats = self.floats
+        return any(x in floats for x in ins) and all(x in floats or type(x) is Const for x in ins)
 
     def _forward(self, node: Node, v: str) -> str:
         n = self.names
@@ -118,8 +140,10 @@ class Program:
                 self.emit(v, f"{x} * {y}", (x, y))
             case Pow():
                 x, y = n[node.x], n[node.y]
-                if type(node.y) is not Const:
-                    self.emit(v, f"pow_float({x}, {y})", (x, y))
+                if node in self.floats or (node.y not in self.floats and type(node.y) is not Const):
+                    self.emit(v, f"pow_float({x}, {y})", (x, y))  # Python's float pow, or C pow
+                elif node.y in self.floats:  # a node to a number known only at run time
+                    self.emit(v, f"pow_scalar_float({x}, {y})", (x, y))
                 elif node.y.value == 2.0:  # pow_scalar_float's first case, inlined
                     self.emit(v, f"{x} * {x}", (x,))
                 else:
@@ -212,6 +236,9 @@ class Program:
 
     def _pow_rule(self, node: Pow, g: str) -> list[tuple[str, tuple[str, ...]]]:
         x, y, v = self.names[node.x], self.names[node.y], self.names[node]
+        if node.y in self.floats:  # a number exponent known at run time: Pow.vjp's Const branch
+            gx = f"{g} * ({y} * pow_scalar_float({x}, {y} - 1.0)) if {y} != 0.0 else 0.0"
+            return [(gx, (g, y, x)), ("0.0", ())]
         if type(node.y) is Const:  # a constant exponent: its tests are decided here
             c = node.y.value
             if c == 0.0:
@@ -224,102 +251,104 @@ class Program:
         return [(gx, (g, y, x, m1)), (gy, (g, x, y, v))]
 
     def link(self, outputs: Sequence[str]) -> Callable[[list[float]], tuple[float, ...]]:
-        """Compile the statements into chunks of `CHUNK`; the result maps inputs to outputs."""
+        """Compile the statements into chunks of `CHUNK`; the result maps inputs to outputs.
+
+        Outputs may repeat, and may be inputs, constants or the literal ``0.0``:
+        each is read from the name that holds it, never stored twice. Every
+        step iterates lists and insertion-ordered dicts, so the generated source
+        is the same under every hash seed.
+        """
         self._check(0)
-        chunks = [self.stmts[i : i + CHUNK] for i in range(0, len(self.stmts), CHUNK)] or [[]]
-        single = len(chunks) == 1
-        if not single:  # outputs are read from R at the end: name the literal zero too
-            outputs = [self.const(0.0) if o == "0.0" else o for o in outputs]
-        slots: dict[str, int] = {}
+        names = [self.const(0.0) if o == "0.0" else o for o in outputs]
+        slots: dict[str, int] = {}  # the list R: inputs, constants, then names crossing chunks
         for name in (*self.input_names, *(f"k{i}" for i in range(len(self.const_values)))):
             slots[name] = len(slots)
-        home: dict[str, int] = dict.fromkeys(slots, -1)  # the chunk that last set a name
-        loads: list[list[str]] = [[] for _ in chunks]
-        stores: list[set[str]] = [set() for _ in chunks]
+        chunks = [self.stmts[i : i + CHUNK] for i in range(0, len(self.stmts), CHUNK)] or [[]]
+        home = {t: ci for ci, chunk in enumerate(chunks) for t, _, _ in chunk}
+        loads = [_loads(chunk, names if len(chunks) == 1 else ()) for chunk in chunks]
+        stores: list[dict[str, None]] = [{} for _ in chunks]
+        for name in (n for chunk_loads in loads for n in chunk_loads):
+            if name in home:  # set by an earlier chunk: it stores it for this one
+                stores[home[name]][name] = None
+                slots.setdefault(name, len(slots))
+        if len(chunks) > 1:  # outputs are read from R at the end
+            for name in names:
+                if name in home:
+                    stores[home[name]][name] = None
+                    slots.setdefault(name, len(slots))
+        fns = []
+        self.sources.clear()
         for ci, chunk in enumerate(chunks):
-            seen: set[str] = set()
-            for target, _, uses in chunk:
-                self._cross(uses, ci, home, slots, loads[ci], stores, seen)
-                home[target] = ci
-                seen.add(target)
-        final = [o for o in outputs if o != "0.0"]
-        if single:  # the one chunk returns its outputs
-            own = {t for t, _, _ in self.stmts}
-            self._cross(tuple(final), 0, home, slots, loads[0], stores, own)
-        else:  # each chunk stores the outputs it sets
-            for o in final:
-                if home[o] >= 0:
-                    stores[home[o]].add(o)
-                slots.setdefault(o, len(slots))
-        src = []
-        for ci, chunk in enumerate(chunks):
-            live_out = {*stores[ci], *(final if single else ())}
-            reg = _registers(chunk, loads[ci], live_out)
-            body = [f"    {reg[u]} = R[{slots[u]}]" for u in loads[ci]]
-            rename = functools.partial(_rename, reg)
-            body += [f"    {reg[t]} = {_NAME.sub(rename, e)}" for t, e, _ in chunk]
-            body += [f"    R[{slots[s]}] = {reg[s]}" for s in sorted(stores[ci])]
-            if single:
-                body.append(f"    return ({''.join(reg.get(o, o) + ', ' for o in outputs)})")
-            src.append(f"def chunk{ci}(R):\n" + "\n".join(body or ["    pass"]))
-        namespace = dict(_HELPERS)
-        for chunk_src in src:  # one at a time: CPython compiles one big module superlinearly
-            exec(compile(chunk_src, "<autograd.jit>", "exec"), namespace)
-        fns = [cast(_Chunk, namespace[f"chunk{ci}"]) for ci in range(len(chunks))]
+            returns = names if len(chunks) == 1 else None
+            src = _chunk_source(ci, chunk, loads[ci], list(stores[ci]), returns, slots)
+            self.sources.append(src)
+            namespace = dict(_HELPERS)  # one chunk at a time: CPython compiles big modules slowly
+            exec(compile(src, "<autograd.jit>", "exec"), namespace)
+            fns.append(cast(_Chunk, namespace[f"chunk{ci}"]))
         consts = list(self.const_values)
-        if single:
+        if len(chunks) == 1:
             return _run_one(fns[0], consts)
-        return _run_chunks(fns, consts, len(slots), [slots[o] for o in outputs])
-
-    @staticmethod
-    def _cross(
-        uses: tuple[str, ...],
-        ci: int,
-        home: dict[str, int],
-        slots: dict[str, int],
-        loads: list[str],
-        stores: list[set[str]],
-        seen: set[str],
-    ) -> None:
-        """Route names set in an earlier chunk (or passed in) through the list ``R``."""
-        for u in uses:
-            if u in seen:
-                continue
-            seen.add(u)
-            loads.append(u)
-            h = home[u]
-            if h >= 0:
-                stores[h].add(u)
-            slots.setdefault(u, len(slots))
+        return _run_chunks(fns, consts, len(slots), [slots[o] for o in names])
 
 
 _NAME = re.compile(r"\b[avgk][0-9]+\b")
+
+
+def _loads(chunk: list[Stmt], returns: Sequence[str]) -> list[str]:
+    """Names a chunk reads but does not set, in order of first use, each once."""
+    own = {t for t, _, _ in chunk}
+    used = dict.fromkeys(u for _, _, uses in chunk for u in uses)
+    used.update(dict.fromkeys(returns))
+    return [u for u in used if u not in own]
+
+
+def _chunk_source(
+    ci: int,
+    chunk: list[Stmt],
+    loads: list[str],
+    stores: list[str],
+    returns: Sequence[str] | None,
+    slots: dict[str, int],
+) -> str:
+    """``def chunk{ci}(R)``: load from R, run the statements, store to R; a lone chunk returns."""
+    reg = _registers(chunk, loads, [*stores, *(returns or ())])
+    rename = functools.partial(_rename, reg)
+    body = [f"    {reg[u]} = R[{slots[u]}]" for u in loads]
+    body += [f"    {reg[t]} = {_NAME.sub(rename, e)}" for t, e, _ in chunk]
+    body += [f"    R[{slots[s]}] = {reg[s]}" for s in stores]
+    if returns is not None:
+        body.append(f"    return ({''.join(reg[o] + ', ' for o in returns)})")
+    return f"def chunk{ci}(R):\n" + "\n".join(body or ["    pass"])
 
 
 def _rename(reg: dict[str, str], m: re.Match[str]) -> str:
     return reg[m[0]]
 
 
-def _registers(chunk: list[Stmt], loads: list[str], live_out: set[str]) -> dict[str, str]:
-    """Local names for a chunk, reused once a value is dead.
+def _registers(chunk: list[Stmt], loads: list[str], live_out: list[str]) -> dict[str, str]:
+    """Local names for a chunk, a register reused once the value in it is dead.
 
     CPython compiles a function with fewer distinct locals about twice as fast.
+    Register names come from a counter and registers are freed in statement
+    order, so no live value is ever overwritten and the result is deterministic.
     """
     end = len(chunk)
-    last_use: dict[str, int] = dict.fromkeys(live_out, end)
+    last_use: dict[str, int] = {}
     for i, (_, _, uses) in enumerate(chunk):
         for u in uses:
-            if last_use.get(u) != end:
-                last_use[u] = i
+            last_use[u] = i
+    for u in live_out:
+        last_use[u] = end
     reg: dict[str, str] = {}
     free: list[str] = []
+    fresh = (f"r{i}" for i in itertools.count())
     for u in loads:
-        reg[u] = free.pop() if free else f"r{len(reg)}"
+        reg[u] = next(fresh)
     for i, (target, _, uses) in enumerate(chunk):
-        for u in set(uses):
+        for u in dict.fromkeys(uses):
             if last_use[u] == i:
                 free.append(reg[u])
-        reg[target] = free.pop() if free else f"r{len(reg)}"
+        reg[target] = free.pop() if free else next(fresh)
         if target not in last_use:  # never read
             free.append(reg[target])
     return reg

@@ -204,7 +204,9 @@ def _trace(
             result = (vg.fn if vg is not None else fn)(*new_args, **kwargs)
     finally:
         nesting.reset(token)
-    program = Program(inputs, BUDGET)
+    # the inputs that are plain floats in the eager call: all of them, or the undifferentiated
+    wrt = set(_differentiated(vg, inputs, trees, len(args))) if vg is not None else set()
+    program = Program(inputs, BUDGET, floats=[x for x in inputs if x not in wrt])
     try:
         if vg is None:
             return _compile_plain(program, result)
@@ -238,10 +240,7 @@ def _compile_grad(
     out, aux = vg._split(result)
     aux_leaves, aux_tree = flatten_any(aux)
     aux_nodes: list[Node] = [x for x in aux_leaves if isinstance(x, _Arith)]  # type: ignore[misc]
-    wrt: list[Node] = []
-    offsets = _offsets(trees, len(args))
-    for i in vg.argnums:
-        wrt.extend(inputs[offsets[i] : offsets[i] + trees[i].num_leaves])
+    wrt = _differentiated(vg, inputs, trees, len(args))
     root = out if isinstance(out, _Arith) else None
     program.forward([*([root] if root is not None else []), *aux_nodes])
     grads = program.backward(root, wrt) if root is not None else ["0.0"] * len(wrt)
@@ -262,6 +261,14 @@ def _compile_grad(
         return (v, g) if vg.name == "value_and_grad" else g
 
     return _Entry(run, finish)
+
+
+def _differentiated(
+    vg: _ValueAndGrad, inputs: list[Node], trees: dict[int, TreeDef], n: int
+) -> list[Node]:
+    """The variables of the differentiated arguments, in ``argnums`` order."""
+    offsets = _offsets(trees, n)
+    return [x for i in vg.argnums for x in inputs[offsets[i] : offsets[i] + trees[i].num_leaves]]
 
 
 def _offsets(trees: dict[int, TreeDef], n: int) -> dict[int, int]:

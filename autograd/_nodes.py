@@ -559,6 +559,9 @@ _exp, _log, _tanh = _build1(Exp), _build1(Log), _build1(Tanh)
 _relu, _sigmoid = _build1(Relu), _build1(Sigmoid)
 
 MINUS_ONE = Const(-1.0)  # shared by every `-x`, `x - y` and `x / y`: nodes are immutable
+VARIABLE_ONE = Const(1.0)
+"""A transform's variable for a node it is given is ``Mul(node, VARIABLE_ONE)``: `jit` reads
+this mark to know the variable is a node in the eager call, whatever its input is."""
 
 
 @overload

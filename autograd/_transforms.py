@@ -14,7 +14,7 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Concatenate, Literal, ParamSpec, Protocol, TypeVar, overload
 
-from ._nodes import Const, Leaf, Mul, Node, Scalar, _Arith
+from ._nodes import VARIABLE_ONE, Const, Leaf, Mul, Node, Scalar, _Arith
 from ._pytree import flatten, flatten_any, unflatten
 from ._trace import backward, float_view, nesting, node_view
 
@@ -47,8 +47,6 @@ class ValueAndGradFn(Protocol[P]):
     @overload
     def __call__(self, x: Node, /, *args: P.args, **kwargs: P.kwargs) -> tuple[Scalar, Scalar]: ...
 
-
-ONE = Const(1.0)
 
 # ---- the typed surface ------------------------------------------------------
 # First match wins: scalar, Sequence and Mapping parameters get float gradients;
@@ -347,7 +345,7 @@ def _variable(x: Scalar) -> Node:
     A node leaf (from an outer transform) becomes ``x * 1.0``: the same value,
     linked to ``x``, but its own variable even when one node fills two positions.
     """
-    return Mul(x, ONE) if isinstance(x, _Arith) else Leaf(x)
+    return Mul(x, VARIABLE_ONE) if isinstance(x, _Arith) else Leaf(x)
 
 
 def _values(tree: object) -> object:

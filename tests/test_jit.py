@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import cast
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import autograd as ag
@@ -78,18 +78,18 @@ def run(program: Sequence[tuple[object, ...]], x: Scalar, y: Scalar) -> Scalar:
     return regs[-1]
 
 
-def eager_on_nodes(program: Sequence[tuple[object, ...]], x: float, y: float) -> float:
-    out = run(program, Leaf(x), Leaf(y))
-    return out if isinstance(out, float) else out.value
-
-
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(programs, floats, floats)
 def test_jit_forward_bit_identical_to_eager(
     program: list[tuple[object, ...]], x: float, y: float
 ) -> None:
+    try:  # the eager call is on floats, as the user makes it
+        want = run(program, x, y)
+    except (ArithmeticError, ValueError, TypeError):  # Python's float operators raise or go
+        assume(False)  # complex where IEEE gives inf or nan
+    assume(not isinstance(want, complex))  # nor does IEEE pow give complex numbers
     f = ag.jit(lambda a, b: run(program, a, b))
-    assert bits(f(x, y)) == bits(eager_on_nodes(program, x, y))
+    assert bits(f(x, y)) == bits(want)
 
 
 @settings(max_examples=150, deadline=None, derandomize=True)

@@ -1,0 +1,291 @@
+"""Random programs run eagerly and under `jit`, compared bit for bit.
+
+A case is a random function of random pytree arguments: a straight-line
+program over a register file that starts with the arguments' leaves, whose
+output is a random pytree of registers (so outputs are often inputs,
+constants, plain floats, or the same node twice), under a random transform
+(none, `grad` or `value_and_grad`, random ``argnums``, with or without
+``has_aux``). Each case is called twice through one `jit` wrapper, the second
+time with new values, so a value frozen into the compiled code shows up.
+
+Used by tests/test_jit_fuzz.py, and as a script for long runs::
+
+    python tests/jit_fuzz.py --count 10000 --seed 0 [--chunk 3]
+
+prints how many cases agreed, disagreed and were skipped (the eager call
+raised a Python exception, as ``0.0 ** -1.0`` on two plain floats does).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import struct
+import sys
+from collections.abc import Callable, Sequence
+from typing import cast
+
+import attrs
+
+import autograd as ag
+from autograd import _codegen
+from autograd._nodes import Scalar
+
+SPECIAL = [0.0, -0.0, 1.0, -1.0, 2.0, 0.5, -2.5, 3.0, math.inf, -math.inf, math.nan, 1e300, 5e-324]
+EXPONENTS = [0.0, 1.0, 2.0, 3.0, 0.5, -0.5, -1.0, -2.0, 1.5]
+UNARY: list[Callable[[Scalar], Scalar]] = [
+    ag.exp,
+    ag.log,
+    ag.tanh,
+    ag.relu,
+    ag.sigmoid,
+    lambda a: -a,
+]
+BINARY: list[Callable[[Scalar, Scalar], Scalar]] = [
+    lambda a, b: a + b,
+    lambda a, b: a - b,
+    lambda a, b: a * b,
+    lambda a, b: a / b,
+    lambda a, b: a**b,
+]
+# erased: a random case's argnums and has_aux are only known at run time
+_TRANSFORMS: dict[str, Callable[..., Callable[..., object]]] = {
+    "grad": ag.grad,
+    "value_and_grad": ag.value_and_grad,
+}
+Tree = object  # a pytree: floats, ("r", i) register references, lists, tuples, dicts
+Instr = tuple[object, ...]
+
+
+@attrs.frozen
+class Case:
+    """One random function, its arguments for two calls, and the transform to jit."""
+
+    seed: int
+    args: tuple[Tree, ...]
+    args2: tuple[Tree, ...]
+    program: tuple[Instr, ...]
+    out: Tree  # for a transform, the scalar's register; its aux pytree is ``aux``
+    aux: Tree
+    transform: str  # "none", "grad" or "value_and_grad"
+    argnums: int | tuple[int, ...]
+    has_aux: bool
+
+    def function(self) -> Callable[..., object]:
+        """The case as a Python function of its arguments."""
+
+        def fn(*args: object) -> object:
+            regs: list[Scalar] = _leaves(args)
+            for ins in self.program:
+                regs.append(_step(ins, regs))
+            out = _build(self.out, regs)
+            return (out, _build(self.aux, regs)) if self.has_aux else out
+
+        return fn
+
+    def transformed(self) -> Callable[..., object]:
+        """The case's function under its transform (not yet jitted)."""
+        fn = self.function()
+        if self.transform == "none":
+            return fn
+        make = _TRANSFORMS[self.transform]
+        return make(fn, argnums=self.argnums, has_aux=self.has_aux)
+
+
+def make_case(seed: int) -> Case:
+    """A random case, the same for the same seed (on every Python hash seed)."""
+    rng = random.Random(seed)
+    nargs = rng.randint(1, 3)
+    args = tuple(_tree(rng, rng.randint(0, 2)) for _ in range(nargs))
+    args2 = tuple(_refill(rng, a) for a in args)
+    n = len(_leaves(args))
+    program: list[Instr] = []
+    for _ in range(rng.randint(0, 10)):
+        program.append(_instr(rng, n + len(program)))
+    size = n + len(program)
+    transform = rng.choice(["none", "grad", "value_and_grad"])
+    single = rng.random() < 0.5
+    argnums: int | tuple[int, ...] = (
+        rng.randrange(nargs) if single else tuple(rng.sample(range(nargs), rng.randint(1, nargs)))
+    )
+    has_aux = transform != "none" and rng.random() < 0.4
+    if transform == "none":
+        out = _out_tree(rng, size, rng.randint(0, 2))
+        aux: Tree = None
+    else:
+        out = ("r", rng.randrange(size)) if rng.random() < 0.9 else rng.choice(SPECIAL)
+        aux = _out_tree(rng, size, rng.randint(0, 2)) if has_aux else None
+    return Case(seed, args, args2, tuple(program), out, aux, transform, argnums, has_aux)
+
+
+SKIPPED = "skipped"
+
+
+def check(case: Case) -> str | None:
+    """None if `jit` agrees with eager bit for bit on both calls, `SKIPPED`, or why not.
+
+    A case is skipped when the eager call raises or returns a complex number:
+    Python's own float operators do that where IEEE (and so compiled code)
+    gives ``inf`` or ``nan``.
+    """
+    jitted = ag.jit(case.transformed())
+    eager = case.transformed()
+    for args in (case.args, case.args2):
+        try:
+            want = eager(*args)
+        except (ArithmeticError, ValueError, TypeError):
+            return SKIPPED
+        if "complex" in repr(bits(want)):  # Python's float ** gave a complex number
+            return SKIPPED
+        got = jitted(*args)
+        if bits(got) != bits(want):
+            return f"case {case.seed}: eager {want!r}, jit {got!r} on {args!r}"
+    return None
+
+
+def bits(x: object) -> object:
+    """Bitwise identity of a result tree, with every nan alike and containers by type."""
+    if type(x) is float:
+        return "nan" if math.isnan(x) else struct.pack("<d", x)
+    if isinstance(x, list | tuple):
+        return (type(x).__name__, [bits(v) for v in x])
+    if isinstance(x, dict):
+        return ("dict", [(k, bits(v)) for k, v in x.items()])
+    return ("other", type(x).__name__, repr(x))  # a node or anything else: never equal to a float
+
+
+# ---- building blocks ---------------------------------------------------------------------
+
+
+def _value(rng: random.Random) -> float:
+    r = rng.random()
+    if r < 0.6:
+        return rng.choice(SPECIAL)
+    if r < 0.8:
+        return rng.uniform(-3.0, 3.0)
+    value: float = struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0]
+    return value  # any bit pattern: subnormals, nan payloads, huge magnitudes
+
+
+def _tree(rng: random.Random, depth: int) -> Tree:
+    if depth == 0 or rng.random() < 0.3:
+        return _value(rng)
+    kids = [_tree(rng, depth - 1) for _ in range(rng.randint(1, 3))]
+    kind = rng.choice(["list", "tuple", "dict"])
+    if kind == "list":
+        return kids
+    if kind == "tuple":
+        return tuple(kids)
+    return {f"k{i}": k for i, k in enumerate(reversed(kids))}  # keys not in sorted order
+
+
+def _refill(rng: random.Random, tree: Tree) -> Tree:
+    """The same structure with new leaf values."""
+    if isinstance(tree, float):
+        return _value(rng)
+    if isinstance(tree, list):
+        return [_refill(rng, v) for v in tree]
+    if isinstance(tree, tuple):
+        return tuple(_refill(rng, v) for v in tree)
+    return {k: _refill(rng, v) for k, v in cast("dict[str, Tree]", tree).items()}
+
+
+def _instr(rng: random.Random, size: int) -> Instr:
+    kind = rng.choice("uubbbpcs")
+    i = rng.randrange(size)
+    if kind == "u":
+        return ("u", rng.randrange(len(UNARY)), i)
+    if kind == "b":
+        return ("b", rng.randrange(len(BINARY)), i, rng.randrange(size))
+    if kind == "p":
+        return ("p", rng.choice(EXPONENTS), i)
+    if kind == "c":
+        return ("c", rng.choice([-0.0, 0.5, math.inf, 2.0, 3.0]), i)
+    return ("s", i, rng.randrange(size), rng.randrange(size))
+
+
+def _out_tree(rng: random.Random, size: int, depth: int) -> Tree:
+    if depth == 0 or rng.random() < 0.3:
+        return ("r", rng.randrange(size)) if rng.random() < 0.85 else rng.choice(SPECIAL)
+    kids = [_out_tree(rng, size, depth - 1) for _ in range(rng.randint(1, 3))]
+    kind = rng.choice(["list", "tuple", "dict"])
+    if kind == "list":
+        return kids
+    if kind == "tuple":
+        return ("t", *kids)
+    return {f"o{i}": k for i, k in enumerate(kids)}
+
+
+def _step(ins: Instr, regs: list[Scalar]) -> Scalar:
+    match ins:
+        case ("u", int(k), int(i)):
+            return UNARY[k](regs[i])
+        case ("b", int(k), int(i), int(j)):
+            return BINARY[k](regs[i], regs[j])
+        case ("p", float(c), int(i)):
+            return regs[i] ** c
+        case ("c", float(c), int(i)):
+            return regs[i] * c
+        case ("s", int(i), int(j), int(k)):
+            return ag.mean([regs[i], regs[j], regs[k]]) + ag.dot([regs[i]], [regs[k]])
+        case _:
+            raise AssertionError(ins)
+
+
+def _build(spec: Tree, regs: Sequence[Scalar]) -> object:
+    """The output pytree: register references replaced by the registers' contents."""
+    if isinstance(spec, float) or spec is None:
+        return spec
+    if isinstance(spec, list):
+        return [_build(s, regs) for s in spec]
+    if isinstance(spec, dict):
+        return {k: _build(s, regs) for k, s in cast("dict[str, Tree]", spec).items()}
+    tag, *rest = cast("tuple[object, ...]", spec)
+    if tag == "r":
+        return regs[cast(int, rest[0])]
+    return tuple(_build(s, regs) for s in rest)
+
+
+def _leaves(tree: object) -> list[Scalar]:
+    """Leaves of nested lists, tuples and dicts, in order (dicts in insertion order)."""
+    out: list[Scalar] = []
+    stack = [tree]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, list | tuple):
+            stack.extend(reversed(t))
+        elif isinstance(t, dict):
+            stack.extend(reversed(t.values()))
+        else:
+            out.append(cast(Scalar, t))
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``--count`` cases from ``--seed`` on; print the tally and the first disagreements."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--show", type=int, default=5)
+    parser.add_argument("--chunk", type=int, help="statements per compiled function (the linker)")
+    ns = parser.parse_args(argv)
+    if ns.chunk is not None:
+        _codegen.CHUNK = ns.chunk
+    bad: list[str] = []
+    skipped = 0
+    for seed in range(ns.seed, ns.seed + ns.count):
+        why = check(make_case(seed))
+        if why == SKIPPED:
+            skipped += 1
+        elif why is not None:
+            bad.append(why)
+    agreed = ns.count - skipped - len(bad)
+    print(f"cases {ns.count} agreed {agreed} skipped {skipped} disagreed {len(bad)}")
+    for why in bad[: ns.show]:
+        print(why)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,197 @@
+"""jit against eager on random programs: bit for bit, under several hash seeds, with teeth.
+
+The cases (tests/jit_fuzz.py) return inputs, constants, plain floats and the
+same node twice, in nested containers and `has_aux` aux, under random
+transforms; each is called twice through one jit wrapper with new values.
+The mutation tests plant known defects (the old register allocator, a wrong
+rule, a frozen exponent) and require the same fuzz to catch each.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+import autograd as ag
+from autograd import _codegen
+from autograd._nodes import Node, Scalar, Sigmoid
+
+sys.path.insert(0, str(Path(__file__).parent))
+import jit_fuzz  # the fuzzer is a script beside the tests
+
+FUZZ = Path(__file__).parent / "jit_fuzz.py"
+HASH_SEEDS = ["0", "1", "2", "4242"]
+
+
+def disagreements(seeds: range) -> Iterator[str]:
+    for seed in seeds:
+        why = jit_fuzz.check(jit_fuzz.make_case(seed))
+        if why is not None and why != jit_fuzz.SKIPPED:
+            yield why
+
+
+def test_jit_agrees_with_eager_on_random_programs() -> None:
+    bad = list(disagreements(range(2000)))
+    assert bad == []
+
+
+def test_jit_agrees_with_eager_when_every_program_is_split_into_chunks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_codegen, "CHUNK", 3)  # names cross chunks through R; outputs read from R
+    assert list(disagreements(range(2000, 3000))) == []
+
+
+def test_most_fuzz_cases_compare_rather_than_skip() -> None:
+    outcomes = [jit_fuzz.check(jit_fuzz.make_case(seed)) for seed in range(500)]
+    assert outcomes.count(None) > 400  # a skip is an eager call that raised in Python
+
+
+@pytest.mark.parametrize("hash_seed", HASH_SEEDS)
+def test_jit_fuzz_agrees_under_hash_seed(hash_seed: str) -> None:
+    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+    for extra in ([], ["--chunk", "4"]):
+        done = subprocess.run(
+            [sys.executable, str(FUZZ), "--count", "400", "--seed", "7000", *extra],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert re.search(r"disagreed 0$", done.stdout.strip())
+
+
+SOURCE_SCRIPT = """
+import autograd as ag
+from autograd import _codegen
+seen = []
+class Spy(_codegen.Program):
+    def link(self, outputs):
+        run = super().link(outputs)
+        seen.extend(self.sources)
+        return run
+_codegen.Program = Spy
+import autograd._jit as j
+j.Program = Spy
+f = ag.value_and_grad(lambda p: ag.sum([p[0] ** 2, p[1] ** 2, ag.tanh(p[0] * p[2])]) + p[2])
+ag.jit(f)([1.0, 2.0, 3.0])
+ag.jit(lambda x, y: [x * y, x * x + y, y, {"a": x}, y])(2.0, 3.0)
+print("\\n".join(seen))
+"""
+
+
+def test_generated_source_is_the_same_under_every_hash_seed() -> None:
+    sources = set()
+    for hash_seed in HASH_SEEDS:
+        done = subprocess.run(
+            [sys.executable, "-c", SOURCE_SCRIPT],
+            env={**os.environ, "PYTHONHASHSEED": hash_seed},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        sources.add(done.stdout)
+    assert len(sources) == 1
+    assert "def chunk0(R)" in sources.pop()
+
+
+# ---- outputs that are inputs: the defect that started it, as plain tests ------------------
+
+
+def test_outputs_that_are_inputs_and_repeated() -> None:
+    f = ag.jit(lambda x, y: [x * y, x * x + y, y, x, y])
+    assert f(2.0, 3.0) == [6.0, 7.0, 3.0, 2.0, 3.0]
+    assert f(5.0, -1.0) == [-5.0, 24.0, -1.0, 5.0, -1.0]
+
+
+def test_parameter_added_straight_to_the_loss() -> None:
+    def loss(p: Sequence[Scalar]) -> Scalar:
+        return ag.sum([p[0] ** 2, p[1] ** 2]) + p[2]
+
+    f = ag.value_and_grad(loss)
+    assert ag.jit(f)([1.0, 2.0, 3.0]) == (8.0, [2.0, 4.0, 1.0])
+    assert ag.jit(f)([3.0, 1.0, -1.0]) == f([3.0, 1.0, -1.0])
+
+
+def test_gradient_seed_returned_as_an_output() -> None:
+    def first(x: Node, y: Node) -> Node:
+        return x
+
+    f = ag.jit(ag.value_and_grad(first, argnums=(0, 1)))
+    assert f(2.0, 3.0) == (2.0, (1.0, 0.0))
+
+
+# ---- eager semantics of numbers that are not differentiated --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("x", "c"), [(-0.0, 0.5), (-float("inf"), 0.5), (1.3, 4.0), (2.0, 0.0), (0.0, -1.0), (3.0, 2.0)]
+)
+def test_undifferentiated_exponent_keeps_the_scalar_pow_path(x: float, c: float) -> None:
+    f = ag.value_and_grad(lambda x, c: x**c)
+    jitted = ag.jit(f)
+    jitted(0.7, 1.5)  # trace with other values first: nothing about c may be frozen
+    assert jit_fuzz.bits(jitted(x, c)) == jit_fuzz.bits(f(x, c))
+
+
+def test_plain_jit_computes_floats_as_python_does() -> None:
+    f = ag.jit(lambda x: x**0.5)
+    assert str(f(-0.0)) == str((-0.0) ** 0.5) == "0.0"  # Python's pow; on a node it is sqrt: -0.0
+
+
+# ---- teeth: planted defects the fuzz must catch ---------------------------------------------
+
+
+def _old_registers(
+    chunk: list[_codegen.Stmt], loads: list[str], live_out: list[str]
+) -> dict[str, str]:
+    """The allocator before the fix: a fresh register named by how many names it knows."""
+    end = len(chunk)
+    last_use: dict[str, int] = dict.fromkeys(live_out, end)
+    for i, (_, _, uses) in enumerate(chunk):
+        for u in uses:
+            if last_use.get(u) != end:
+                last_use[u] = i
+    reg: dict[str, str] = {}
+    free: list[str] = []
+    for u in [*loads, *(o for o in live_out if o in loads)]:  # a name loaded twice
+        reg[u] = free.pop() if free else f"r{len(reg)}"
+    for i, (target, _, uses) in enumerate(chunk):
+        for u in set(uses):
+            if last_use[u] == i:
+                free.append(reg[u])
+        reg[target] = free.pop() if free else f"r{len(reg)}"
+        if target not in last_use:
+            free.append(reg[target])
+    return reg
+
+
+def _wrong_sigmoid_rule(
+    rule: Callable[[_codegen.Program, Node, str], list[tuple[str, tuple[str, ...]]]],
+) -> Callable[[_codegen.Program, Node, str], list[tuple[str, tuple[str, ...]]]]:
+    def wrong(self: _codegen.Program, node: Node, g: str) -> list[tuple[str, tuple[str, ...]]]:
+        if type(node) is Sigmoid:
+            v = self.names[node]
+            return [(f"{g} * (1.0 - {v})", (g, v))]  # forgot the factor s
+        return rule(self, node, g)
+
+    return wrong
+
+
+@pytest.mark.parametrize("defect", ["registers", "rule", "frozen_exponent"])
+def test_fuzz_catches_a_planted_defect(monkeypatch: pytest.MonkeyPatch, defect: str) -> None:
+    if defect == "registers":
+        monkeypatch.setattr(_codegen, "_registers", _old_registers)
+    elif defect == "rule":
+        monkeypatch.setattr(_codegen.Program, "_rule", _wrong_sigmoid_rule(_codegen.Program._rule))
+    else:  # every number compiled as a node: the undifferentiated exponent's path is lost
+        monkeypatch.setattr(_codegen.Program, "_float_in_eager", lambda *_: False)
+    assert next(disagreements(range(3000)), None) is not None
