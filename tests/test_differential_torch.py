@@ -74,7 +74,7 @@ import sys
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
-from typing import TYPE_CHECKING, assert_never
+from typing import TYPE_CHECKING, assert_never, cast
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -161,15 +161,15 @@ def _torch_one(
 
 def _torch_binary(op: str, a: Tensor | float, b: Tensor | float, reciprocal: bool) -> Tensor:
     if op == "+":
-        return a + b  # type: ignore[return-value]  # one operand is a tensor
+        return cast("Tensor", a + b)  # one operand is a tensor (Any without torch)
     if op == "-":
-        return a - b  # type: ignore[return-value]  # one operand is a tensor
+        return cast("Tensor", a - b)  # one operand is a tensor (Any without torch)
     if op == "*":
-        return a * b  # type: ignore[return-value]  # one operand is a tensor
+        return cast("Tensor", a * b)  # one operand is a tensor (Any without torch)
     if op == "/":
         if reciprocal:  # our form, for programs whose reciprocal overflows
             return a * ((_tensor(b) if isinstance(b, float) else b) ** -1.0)
-        return a / b  # type: ignore[return-value]  # one operand is a tensor
+        return cast("Tensor", a / b)  # one operand is a tensor (Any without torch)
     return a**b  # a float exponent is pow(Tensor, Scalar), as our Const exponent
 
 
