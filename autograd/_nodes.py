@@ -12,6 +12,7 @@ operations nodes have (``+``, ``*``, ``Pow``, ...), never ``/`` or ``math`` on
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, TypeAlias, TypeVar, cast, final, overload
 
@@ -19,6 +20,7 @@ import attrs
 
 _INF = math.inf
 _NAN = math.nan
+_Number = numbers.Number  # float, int, bool, complex, Fraction, Decimal, NumPy scalars
 
 
 # --- float64 arithmetic that never raises (IEEE-754, as PyTorch's CPU kernels) ---
@@ -191,6 +193,21 @@ class _Arith:
 
         __bool__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse
         __float__ = __int__ = __index__ = __complex__ = __round__ = _refuse
+
+        # Between two nodes `==` is identity (two leaves are two variables), as dict keys
+        # need. Against a number it would be an identity test too, always False: the
+        # other branch of `0.0 if x == 0.0 else x` taken silently under a transform.
+        def __eq__(self, other: object) -> bool:
+            if isinstance(other, _Number):
+                self._refuse()
+            return self is other
+
+        def __ne__(self, other: object) -> bool:
+            if isinstance(other, _Number):
+                self._refuse()
+            return self is not other
+
+        __hash__ = object.__hash__
 
 
 def _self(node: _Arith) -> Node:

@@ -6,12 +6,14 @@ import gc
 import math
 import typing
 from collections.abc import Callable
+from decimal import Decimal
+from fractions import Fraction
 
 import attrs
 import pytest
 
 import autograd as ag
-from autograd import Add, Const, Exp, Leaf, Log, Mul, Node, Pow, Relu, Sigmoid, Tanh
+from autograd import Add, Const, Exp, Leaf, Log, Mul, Node, Pow, Relu, Scalar, Sigmoid, Tanh
 from autograd._nodes import _Arith
 
 x, y = Leaf(3.0), Leaf(2.0)
@@ -64,6 +66,36 @@ def test_identity_semantics() -> None:
     assert hash(a) == hash(a)
     assert len({a, b, a}) == 2
     assert {a: 1, b: 2}[a] == 1
+
+
+@pytest.mark.parametrize("number", [0.0, 2.0, 2, True, math.nan, Fraction(2), Decimal(2), 2j])
+def test_equality_with_a_number_raises_instead_of_testing_identity(number: object) -> None:
+    a = Leaf(2.0)
+    compares: list[Callable[[], object]] = [
+        lambda: a == number,
+        lambda: number == a,
+        lambda: a != number,
+    ]
+    for compare in compares:
+        with pytest.raises(TypeError, match=r"graph node, not a number: compare .* `\.value`"):
+            compare()
+
+
+def test_branch_on_equality_under_grad_raises_rather_than_silently_choosing() -> None:
+    def f(x: Scalar) -> Scalar:
+        return 0.0 if x == 0.0 else x  # on floats: 0.0 at 0.0; on a node it cannot decide
+
+    assert f(0.0) == 0.0
+    with pytest.raises(TypeError, match=r"Leaf\(value=0\.0\) is a graph node"):
+        ag.grad(f)(0.0)
+
+
+def test_equality_with_other_objects_is_identity() -> None:
+    a = Leaf(2.0)
+    assert a != None  # noqa: E711  # not a number: plain identity, as object.__eq__
+    other: object = "2.0"
+    assert a != other
+    assert [a, Leaf(2.0)].count(a) == 1
 
 
 def test_repr_is_short() -> None:

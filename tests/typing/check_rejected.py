@@ -19,6 +19,7 @@ def f(v: Scalar) -> Scalar:
 
 # comparisons and conversions: compare `.value`, use autograd's functions
 less = x < 1  # type: ignore[operator]
+same = x == 0.0  # type: ignore[comparison-overlap]  # raises TypeError at run time too
 at_least = n >= x  # type: ignore[operator]
 float(n)  # type: ignore[arg-type]
 int(x)  # type: ignore[call-overload]
