@@ -284,7 +284,8 @@ class Program:
             self.sources.append(src)
             namespace = dict(_HELPERS)  # one chunk at a time: CPython compiles big modules slowly
             exec(compile(src, "<autograd.jit>", "exec"), namespace)
-            fns.append(cast(_Chunk, namespace[f"chunk{ci}"]))
+            # popped: left in its own globals, a function makes a cycle only the collector frees
+            fns.append(cast(_Chunk, namespace.pop(f"chunk{ci}")))
         consts = list(self.const_values)
         if len(chunks) == 1:
             return _run_one(fns[0], consts)

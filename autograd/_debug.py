@@ -22,7 +22,7 @@ from typing import get_args
 
 from . import _nodes
 from ._nodes import Const, Leaf, Node, S, _Arith
-from ._trace import debug_sites, parents
+from ._trace import debug_sites, parents, tracing
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _lock = threading.Lock()
@@ -41,6 +41,7 @@ def debug_nans() -> Iterator[None]:
 
     Raises:
         FloatingPointError: (inside the block) at the first nan an op creates.
+        TypeError: when opened inside a function that `jit` is tracing.
 
     >>> import autograd as ag
     >>> with ag.debug_nans():
@@ -49,6 +50,12 @@ def debug_nans() -> Iterator[None]:
     ...
     FloatingPointError: debug_nans: Log produced nan in the forward pass from input (-1.0) at ...
     """
+    if tracing.get():  # the check would cover the trace, then never the compiled calls
+        raise TypeError(
+            "debug_nans() inside a function that jit is tracing would check only the trace, "
+            "not the compiled calls: open debug_nans() around the call of the jitted "
+            "function instead (there it runs every op eagerly and checked)"
+        )
     sites: MutableMapping[Node, tuple[str, int]] = weakref.WeakKeyDictionary()
     token = debug_sites.set(sites)
     _install()

@@ -4,26 +4,33 @@ Tracing calls the function on fresh `Leaf` variables, so its graph is the
 eager graph; `_codegen` turns it into straight-line Python. A traced function
 must not read ``.value`` of a node that depends on its inputs: a Python
 ``if`` on that value would be frozen into the compiled code. While a trace
-runs, such reads raise `TypeError` at once (see `_read_guard`), except in the
-forward rules of the node classes themselves, whose float arithmetic is
-exactly what the compiled code repeats.
+runs, such reads raise `TypeError` at once (see `_guard`).
+
+The cache of each jitted function is keyed by the structure of the traced
+arguments and by the static and keyword arguments, numbers by type and bits
+(`_static_key`); it keeps the `CACHE_SIZE` most recently used traces.
 """
 
 from __future__ import annotations
 
-import contextlib
+import dataclasses
 import functools
-import sys
+import inspect
+import struct
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextvars import ContextVar
-from typing import ParamSpec, TypeVar, cast, get_args
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Collection, Sequence
+from typing import ParamSpec, TypeVar, cast
+
+import attrs
 
 from ._codegen import ExternalNodeError, GraphTooBigError, Program
+from ._guard import read_guard
 from ._nodes import Leaf, Node, _Arith, int_to_float
 from ._pytree import TreeDef, flatten, flatten_any, unflatten
 from ._trace import debug_sites, nesting
-from ._transforms import _ValueAndGrad, transform_of
+from ._transforms import _ValueAndGrad, result_leaves, transform_of
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -31,6 +38,10 @@ T = TypeVar("T")
 BUDGET = 400_000
 """Statements above which a graph is not compiled: calls then run eagerly
 (CPython compiles about 10 us per statement)."""
+
+CACHE_SIZE = 128
+"""Traces each jitted function keeps, least recently used dropped first (as
+``functools.lru_cache``'s default)."""
 
 
 def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callable[P, T]:
@@ -41,74 +52,180 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
     later calls run the compiled code, giving bit-identical results to ``fn``
     run on nodes. On ``jit(grad(f))`` and ``jit(value_and_grad(f))`` the
     backward pass is compiled too; ``grad(jit(f))`` works as well (it runs
-    ``f`` eagerly, as does any call under another transform). Inside
-    `debug_nans` calls run eagerly too, so every op is checked.
+    ``f`` eagerly, as does any call under another transform or with a node
+    among its arguments). Inside `debug_nans` calls run ``f`` eagerly on fresh
+    variables, so every op is checked. Each jitted function keeps its
+    `CACHE_SIZE` most recently used traces.
 
     Args:
-        fn: a function of pytrees of floats (lists, tuples, dicts, ...).
+        fn: a function of pytrees of floats (lists, tuples, dicts, ...),
+            returning a pytree of nodes, numbers and strings.
         static_argnums: positional arguments that are not traced but part of the
-            cache key (hashable: sizes, flags, names). Keyword arguments are
-            always static.
+            cache key (hashable: sizes, flags, names), compared by type and
+            bits (``0.0`` and ``-0.0``, ``1`` and ``True`` differ). Negative
+            indices count from the end of each call's positional arguments.
+            Keyword arguments are always static.
 
     Returns:
         A function with ``fn``'s signature.
 
     Raises:
-        TypeError: (when tracing) if ``fn`` reads ``.value`` of a node that
-            depends on a traced argument, such as ``if x.value > 0``: mark the
-            argument static or branch without jit. Also for a traced argument
-            that is not a pytree of numbers, or an unhashable static one.
+        TypeError: if ``fn`` is not callable or is a generator or coroutine
+            function, or ``static_argnums`` is not ints. When called: for a
+            static index out of range, a traced argument that is not a pytree
+            of numbers, an unhashable static one, a result holding an unknown
+            object (a set, a dataclass), and (when tracing) if ``fn`` reads
+            ``.value`` of a node that depends on a traced argument, such as
+            ``if x.value > 0``: mark the argument static or branch without jit.
+        ValueError: if a static argument is one that ``grad`` differentiates.
 
     >>> import autograd as ag
     >>> f = ag.jit(ag.value_and_grad(lambda p: ((p["w1"] - 1) ** 2 + (p["w2"] - 5) ** 2) * 0.5))
     >>> f({"w1": 2.0, "w2": 3.0})
     (2.5, {'w1': 1.0, 'w2': -2.0})
     """
-    static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
-    if not all(type(i) is int and i >= 0 for i in static):
-        raise TypeError(f"jit(): static_argnums must be non-negative ints, got {static_argnums!r}")
+    _check_function(fn)
     vg = transform_of(fn)
-    cache: dict[object, _Entry] = {}
+    spec = _StaticArgnums(static_argnums, vg, _name(fn))
+    cache = _Cache()
 
     @functools.wraps(fn)
     def jitted(*args: P.args, **kwargs: P.kwargs) -> T:
         if nesting.get() > 0:  # under another transform: the result must be a graph
             return fn(*args, **kwargs)
-        if debug_sites.get() is not None:  # inside debug_nans(): eager, so every op is checked
+        static = spec.resolve(len(args))
+        try:
+            key, flat = _key(args, static, kwargs, fn, vg)
+        except _HoldsNode:  # an outer graph among the arguments: eager, and never cached
             return fn(*args, **kwargs)
-        try:
-            key, flat = _fast_key(args, static, kwargs)
-        except _Slow:
-            key, flat = _slow_key(args, static, kwargs, fn, vg)
-            if key is None:  # a node among the arguments: an outer graph
-                return fn(*args, **kwargs)
-        try:
-            entry = cache.get(key)
-        except TypeError as e:  # an unhashable static or keyword argument
-            raise TypeError(
-                f"jit: static arguments (static_argnums={static}) and keyword arguments "
-                f"are part of the cache key and must be hashable: {e}"
-            ) from None
+        if debug_sites.get() is not None:  # inside debug_nans(): every op checked
+            return cast(T, _checked_call(fn, vg, args, static, kwargs))
+        entry = cache.get(key)
         if entry is None:
-            entry = cache[key] = _trace(fn, vg, args, static, kwargs)
+            entry = _trace(fn, vg, args, static, kwargs)
+            cache.put(key, entry)
         if entry.program is None:
             return fn(*args, **kwargs)
         return cast(T, entry.finish(entry.program(flat)))  # the trace's result type
 
+    _caches[jitted] = cache
     return jitted
+
+
+def _name(fn: object) -> str:
+    return getattr(fn, "__name__", type(fn).__name__)
+
+
+def _check_function(fn: object) -> None:
+    """Refuse what jit cannot trace before anything is built."""
+    if not callable(fn):
+        hint = (
+            "; apply jit to the function, then wrap the result in classmethod/staticmethod"
+            if isinstance(fn, classmethod | staticmethod)
+            else ""
+        )
+        raise TypeError(f"jit() needs a function, got {type(fn).__name__} {fn!r:.60}{hint}")
+    if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
+        kind = "a generator function"
+    elif inspect.iscoroutinefunction(fn):
+        kind = "a coroutine function"
+    else:
+        return
+    raise TypeError(
+        f"jit({_name(fn)}): {kind} cannot be traced: its body runs after jit has returned, "
+        "on trace-time variables; jit a plain function that computes each value instead"
+    )
+
+
+class _StaticArgnums:
+    """``static_argnums`` checked once; `resolve` normalises it for each call."""
+
+    def __init__(self, static_argnums: object, vg: _ValueAndGrad | None, name: str) -> None:
+        if isinstance(static_argnums, int):
+            nums: object = (static_argnums,)
+        elif isinstance(static_argnums, Sequence) and not isinstance(static_argnums, str | bytes):
+            nums = tuple(static_argnums)
+        else:
+            nums = None
+        if nums is None or not all(type(i) is int for i in nums):  # type: ignore[attr-defined]  # a tuple, as built above
+            raise TypeError(
+                f"jit({name}): static_argnums must be an int or a sequence of ints, "
+                f"got {type(static_argnums).__name__} {static_argnums!r:.60}"
+            )
+        self.given = static_argnums
+        self.name = name
+        self.argnums = frozenset(cast("tuple[int, ...]", nums))
+        self.diff = frozenset(vg.argnums) if vg is not None else frozenset()
+        self.simple = all(i >= 0 for i in self.argnums)
+        self.top = max(self.argnums, default=-1)
+        if self.simple:
+            self._check_diff(self.argnums)
+
+    def resolve(self, n: int) -> frozenset[int]:
+        """The static positions of a call with ``n`` positional arguments."""
+        if self.simple and self.top < n:
+            return self.argnums
+        if any(i >= n or i < -n for i in self.argnums):
+            raise TypeError(
+                f"jit({self.name}): static_argnums={self.given!r} but the function was called "
+                f"with {n} positional argument(s); pass static arguments positionally "
+                "(keyword arguments are always static)"
+            )
+        static = frozenset(i % n for i in self.argnums)
+        self._check_diff(static)
+        return static
+
+    def _check_diff(self, static: frozenset[int]) -> None:
+        both = sorted(static & self.diff)
+        if both:
+            raise ValueError(
+                f"jit({self.name}): argument {both[0]} is differentiated (argnums "
+                f"{tuple(sorted(self.diff))}) and cannot be static (static_argnums="
+                f"{self.given!r}): a static argument is a constant of the trace"
+            )
+
+
+# ---- the cache key ----------------------------------------------------------
 
 
 class _Slow(Exception):
     """The arguments need the general pytree flatten."""
 
 
-def _fast_key(
-    args: tuple[object, ...], static: tuple[int, ...], kwargs: dict[str, object]
+class _HoldsNode(Exception):
+    """A node among the arguments: the call runs eagerly and its key is never stored."""
+
+
+def _key(
+    args: tuple[object, ...],
+    static: Collection[int],
+    kwargs: dict[str, object],
+    fn: Callable[..., object],
+    vg: _ValueAndGrad | None,
 ) -> tuple[object, list[float]]:
-    """The cache key and flat inputs for lists, tuples, dicts and floats (the common case)."""
+    """The cache key of a call and its traced leaves, flat.
+
+    Raises:
+        _HoldsNode: if a traced, static or keyword argument holds a node.
+    """
+    try:
+        shape = _fast_shape(args, static, fn)
+    except _Slow:
+        shape = _slow_shape(args, static, fn, vg)
+    kw = tuple((k, _static_key(v, f"keyword argument {k!r}", fn)) for k, v in kwargs.items())
+    return (shape[0], kw), shape[1]
+
+
+def _fast_shape(
+    args: tuple[object, ...], static: Collection[int], fn: Callable[..., object]
+) -> tuple[object, list[float]]:
+    """The structure and flat inputs for lists, tuples, dicts and floats (the common case)."""
     flat: list[float] = []
-    shape = tuple(("static", a) if i in static else _shape(a, flat) for i, a in enumerate(args))
-    return (shape, tuple(kwargs.items())), flat
+    shape = tuple(
+        _static_key(a, f"static argument {i}", fn) if i in static else _shape(a, flat)
+        for i, a in enumerate(args)
+    )
+    return shape, flat
 
 
 def _shape(x: object, out: list[float]) -> object:
@@ -120,33 +237,128 @@ def _shape(x: object, out: list[float]) -> object:
         return (t, *[_shape(v, out) for v in cast("Sequence[object]", x)])
     if t is dict:
         d = cast("dict[object, object]", x)
-        return (t, tuple(d), *[_shape(v, out) for v in d.values()])
+        keys = tuple([_static_key(k, "", None) for k in d])  # {1: ..} and {True: ..} differ
+        return (t, keys, *[_shape(v, out) for v in d.values()])
     if t is int:
         out.append(int_to_float(cast(int, x)))
         return float
     raise _Slow
 
 
-def _slow_key(
+def _slow_shape(
     args: tuple[object, ...],
-    static: tuple[int, ...],
-    kwargs: dict[str, object],
+    static: Collection[int],
     fn: Callable[..., object],
     vg: _ValueAndGrad | None,
-) -> tuple[object | None, list[float]]:
-    """Any pytree; None as the key when an argument holds a node (from an outer graph)."""
+) -> tuple[object, list[float]]:
+    """Any pytree, with dict keys and attribute names by type and bits."""
     flat: list[float] = []
     shape: list[object] = []
     for i, a in enumerate(args):
         if i in static:
-            shape.append(("static", a))
+            shape.append(_static_key(a, f"static argument {i}", fn))
             continue
         leaves, tree = _flatten_arg(a, i, fn, vg)
         if any(isinstance(x, _Arith) for x in leaves):
-            return None, []
+            raise _HoldsNode
         flat.extend(leaves)  # type: ignore[arg-type]  # floats: nodes were ruled out
-        shape.append(tree)
-    return (tuple(shape), tuple(kwargs.items())), flat
+        shape.append((tree, _tree_keys(tree)))
+    return tuple(shape), flat
+
+
+def _tree_keys(tree: TreeDef) -> tuple[object, ...]:
+    """Every dict key of ``tree`` by type and bits (`TreeDef` compares them with ``==``)."""
+    keys: list[object] = []
+    stack = [tree]
+    while stack:  # iterative, like every walk of a pytree
+        node = stack.pop()
+        keys.extend(_static_key(k, "", None) for k in node.keys)
+        stack.extend(node.children)
+    return tuple(keys)
+
+
+_BITS = struct.Struct("<d")
+
+
+def _static_key(x: object, where: str, fn: Callable[..., object] | None) -> object:
+    """``x`` as part of a cache key: numbers by type and bits, anything else by type and ``==``.
+
+    So ``0.0`` and ``-0.0``, ``1``, ``1.0`` and ``True`` are different keys, and a
+    nan matches itself (``==`` would retrace it on every call). Tuples and
+    frozensets are keyed element by element.
+
+    Raises:
+        _HoldsNode: if ``x`` is or holds a node (keeping it would keep its graph alive).
+        TypeError: if ``x`` is unhashable.
+    """
+    t = type(x)
+    if t is str:
+        return x
+    if isinstance(x, float):
+        return (t, _BITS.pack(x))
+    if isinstance(x, complex):
+        return (t, _BITS.pack(x.real), _BITS.pack(x.imag))
+    if isinstance(x, tuple):
+        return (t, *[_static_key(v, where, fn) for v in x])
+    if isinstance(x, frozenset):
+        return (t, frozenset([_static_key(v, where, fn) for v in x]))
+    if _holds_node(x):
+        raise _HoldsNode
+    try:
+        hash(x)
+    except TypeError:
+        raise TypeError(
+            f"jit({_name(fn)}): {where} is part of the cache key and must be hashable, but it "
+            f"holds a {t.__name__} ({x!r:.60}); pass a tuple or frozenset, or make it traced"
+        ) from None
+    return (t, x)
+
+
+def _holds_node(x: object) -> bool:
+    """A node, or an attrs or dataclass instance with a node in a field (one level)."""
+    if isinstance(x, _Arith):
+        return True
+    if attrs.has(type(x)):
+        leaves, _ = flatten_any(x)
+    elif dataclasses.is_dataclass(x) and not isinstance(x, type):
+        leaves, _ = flatten_any([getattr(x, f.name) for f in dataclasses.fields(x)])
+    else:
+        return False
+    return any(isinstance(v, _Arith) for v in leaves)
+
+
+class _Cache:
+    """The entries of one jitted function, least recently used first, at most `CACHE_SIZE`."""
+
+    def __init__(self) -> None:
+        self.entries: OrderedDict[object, _Entry] = OrderedDict()
+        self.lock = threading.RLock()  # reentrant: a static argument's __eq__ may call jit
+
+    def get(self, key: object) -> _Entry | None:
+        with self.lock:
+            entry = self.entries.get(key)
+            if entry is not None:
+                self.entries.move_to_end(key)
+            return entry
+
+    def put(self, key: object, entry: _Entry) -> None:
+        with self.lock:
+            self.entries[key] = entry
+            self.entries.move_to_end(key)
+            while len(self.entries) > CACHE_SIZE:
+                self.entries.popitem(last=False)
+
+
+_caches: weakref.WeakKeyDictionary[Callable[..., object], _Cache] = weakref.WeakKeyDictionary()
+"""The cache behind each jitted function, for `cache_size`."""
+
+
+def cache_size(jitted: Callable[..., object]) -> int:
+    """How many traces ``jitted`` (a function `jit` returned) holds."""
+    return len(_caches[jitted].entries)
+
+
+# ---- tracing and compiling --------------------------------------------------
 
 
 def _flatten_arg(
@@ -157,14 +369,17 @@ def _flatten_arg(
         leaves, tree = flatten(a, root)
     except TypeError as e:
         raise TypeError(
-            f"jit({getattr(fn, '__name__', 'fn')}): {e}; "
+            f"jit({_name(fn)}): {e}; "
             f"mark argument {i} static (static_argnums=({i},)) if it is not data"
         ) from None
     return list(leaves), tree
 
 
 class _Entry:
-    """A compiled trace: ``finish(program(flat_inputs))`` is the function's result."""
+    """A compiled trace: ``finish(program(flat_inputs))`` is the function's result.
+
+    It holds no node of the trace: a dropped graph is freed at once.
+    """
 
     def __init__(
         self,
@@ -183,7 +398,7 @@ def _trace(
     fn: Callable[..., object],
     vg: _ValueAndGrad | None,
     args: tuple[object, ...],
-    static: tuple[int, ...],
+    static: Collection[int],
     kwargs: dict[str, object],
 ) -> _Entry:
     """Call ``fn`` (or the function under ``vg``) on fresh variables and compile its graph."""
@@ -198,33 +413,87 @@ def _trace(
             variables = [Leaf(x) for x in leaves]  # type: ignore[arg-type]  # floats, checked
             inputs.extend(variables)
             new_args[i] = unflatten(trees[i], variables)
-    token = nesting.set(nesting.get() + 1)  # inner transforms build graphs we can compile
-    try:
-        with _read_guard():
-            result = (vg.fn if vg is not None else fn)(*new_args, **kwargs)
-    finally:
-        nesting.reset(token)
+    result = _call_guarded(vg.fn if vg is not None else fn, inputs, new_args, kwargs)
     # the inputs that are plain floats in the eager call: all of them, or the undifferentiated
     wrt = set(_differentiated(vg, inputs, trees, len(args))) if vg is not None else set()
     program = Program(inputs, BUDGET, floats=[x for x in inputs if x not in wrt])
     try:
         if vg is None:
-            return _compile_plain(program, result)
+            return _compile_plain(program, result, fn)
         return _compile_grad(program, vg, result, inputs, trees, args)
     except (ExternalNodeError, GraphTooBigError):  # an outside node, or too big: stay eager
         return _eager()
 
 
-def _compile_plain(program: Program, result: object) -> _Entry:
-    leaves, tree = flatten_any(result)
+def _call_guarded(
+    fn: Callable[..., object], inputs: list[Node], args: list[object], kwargs: dict[str, object]
+) -> object:
+    """``fn(*args, **kwargs)`` with ``.value`` reads of nodes that depend on ``inputs`` refused."""
+    token = nesting.set(nesting.get() + 1)  # inner transforms build graphs we can compile
+    try:
+        with read_guard(inputs) as trace:
+            try:
+                result = fn(*args, **kwargs)
+            except Exception as e:
+                if trace.error is None:
+                    raise
+                raise TypeError(trace.error) from e  # what a thread's refused read led to
+            if trace.error is not None:  # another thread read a traced value, and went on
+                raise TypeError(trace.error)
+    finally:
+        nesting.reset(token)
+    return result
+
+
+def _checked_call(
+    fn: Callable[..., object],
+    vg: _ValueAndGrad | None,
+    args: tuple[object, ...],
+    static: Collection[int],
+    kwargs: dict[str, object],
+) -> object:
+    """Inside `debug_nans`: ``fn`` on fresh variables, every op checked; floats out, as compiled.
+
+    On plain floats ``x * y`` would be Python's unchecked float arithmetic.
+    """
+    if vg is not None:  # grad and value_and_grad make their own variables, and return floats
+        return fn(*args, **kwargs)
+    inputs: list[Node] = []
+    new_args = list(args)
+    for i, a in enumerate(args):
+        if i not in static:
+            leaves, tree = _flatten_arg(a, i, fn, vg)
+            variables = [Leaf(x) for x in leaves]  # type: ignore[arg-type]  # floats, checked
+            inputs.extend(variables)
+            new_args[i] = unflatten(tree, variables)
+    result = _call_guarded(fn, inputs, new_args, kwargs)
+    leaves, tree = _result_leaves(result, "output", fn)
+    return unflatten(tree, [x.value if isinstance(x, _Arith) else x for x in leaves])  # type: ignore[attr-defined]  # every _Arith has a value
+
+
+def _result_leaves(
+    result: object, root: str, fn: Callable[..., object]
+) -> tuple[list[object], TreeDef]:
+    try:
+        return result_leaves(result, root)
+    except TypeError as e:
+        raise TypeError(f"jit({_name(fn)}): {e}") from None
+
+
+_OUT = object()
+"""Marks, in a result's leaves, one the compiled program computes."""
+
+
+def _compile_plain(program: Program, result: object, fn: Callable[..., object]) -> _Entry:
+    leaves, tree = _result_leaves(result, "output", fn)
     nodes = [x for x in leaves if isinstance(x, _Arith)]
     program.forward(nodes)  # type: ignore[arg-type]  # every _Arith is a Node
-    names = [program.names[x] for x in nodes]  # type: ignore[index]
-    run = program.link(names)
+    run = program.link([program.names[x] for x in nodes])  # type: ignore[index]
+    fixed = [_OUT if isinstance(x, _Arith) else x for x in leaves]  # keeps no node of the trace
 
     def finish(out: tuple[float, ...]) -> object:
         it = iter(out)
-        return unflatten(tree, [next(it) if isinstance(x, _Arith) else x for x in leaves])
+        return unflatten(tree, [next(it) if x is _OUT else x for x in fixed])
 
     return _Entry(run, finish)
 
@@ -238,25 +507,27 @@ def _compile_grad(
     args: tuple[object, ...],
 ) -> _Entry:
     out, aux = vg._split(result)
-    aux_leaves, aux_tree = flatten_any(aux)
+    aux_leaves, aux_tree = _result_leaves(aux, "aux", vg.fn)
     aux_nodes: list[Node] = [x for x in aux_leaves if isinstance(x, _Arith)]  # type: ignore[misc]
+    aux_fixed = [_OUT if isinstance(x, _Arith) else x for x in aux_leaves]
     wrt = _differentiated(vg, inputs, trees, len(args))
     root = out if isinstance(out, _Arith) else None
     program.forward([*([root] if root is not None else []), *aux_nodes])
     grads = program.backward(root, wrt) if root is not None else ["0.0"] * len(wrt)
     value = [program.names[root]] if root is not None else []
     run = program.link([*value, *grads, *(program.names[x] for x in aux_nodes)])
+    computed = root is not None  # the closure below must not keep the trace's root alive
     const_value = float(out) if not isinstance(out, _Arith) else 0.0
 
     def finish(flat_out: tuple[float, ...]) -> object:
         it = iter(flat_out)
-        v = next(it) if root is not None else const_value
+        v = next(it) if computed else const_value
         gtrees = [
             unflatten(trees[i], [next(it) for _ in range(trees[i].num_leaves)]) for i in vg.argnums
         ]
         g = gtrees[0] if vg.single else tuple(gtrees)
         if vg.has_aux:
-            a = unflatten(aux_tree, [next(it) if isinstance(x, _Arith) else x for x in aux_leaves])
+            a = unflatten(aux_tree, [next(it) if x is _OUT else x for x in aux_fixed])
             return ((v, a), g) if vg.name == "value_and_grad" else (g, a)
         return (v, g) if vg.name == "value_and_grad" else g
 
@@ -278,65 +549,3 @@ def _offsets(trees: dict[int, TreeDef], n: int) -> dict[int, int]:
             offsets[i] = at
             at += trees[i].num_leaves
     return offsets
-
-
-# ---- catching value-dependent Python while tracing ----------------------------
-
-_tracing: ContextVar[bool] = ContextVar("autograd_jit_tracing", default=False)
-_lock = threading.Lock()
-_active = 0
-_TRUSTED_MODULES = frozenset({"autograd._nodes", "autograd._ops", "autograd._codegen"})
-_RULES = frozenset({"vjp", "jvp"})  # derivative rules decide on values: never trusted
-
-
-class _GuardedValue:
-    """Stands in for a node class's ``value`` slot while a trace runs anywhere.
-
-    Reads from outside the forward rules, in a context that is tracing, raise;
-    every other read (other threads, other contexts) gets the value as usual.
-    """
-
-    __slots__ = ("slot",)
-
-    def __init__(self, slot: object) -> None:
-        self.slot = slot
-
-    def __get__(self, node: object, owner: type | None = None) -> object:
-        if node is None:
-            return self
-        value = self.slot.__get__(node, owner)  # type: ignore[attr-defined]
-        if _tracing.get():
-            frame = sys._getframe(1)
-            module = frame.f_globals.get("__name__")
-            if module not in _TRUSTED_MODULES or frame.f_code.co_name in _RULES:
-                raise TypeError(
-                    f"jit: the traced function reads `.value` of {node!r:.40} "
-                    f"({frame.f_code.co_filename}:{frame.f_lineno}), a node that depends on a "
-                    "traced argument; a Python branch on it would be frozen into the compiled "
-                    "code. Mark the argument static (static_argnums), compute without `.value` "
-                    "(relu, ...), or call the function without jit."
-                )
-        return value
-
-    def __set__(self, node: object, value: object) -> None:
-        self.slot.__set__(node, value)  # type: ignore[attr-defined]
-
-
-@contextlib.contextmanager
-def _read_guard() -> Iterator[None]:
-    global _active
-    with _lock:
-        if _active == 0:
-            for cls in get_args(Node):
-                cls.value = _GuardedValue(cls.__dict__["value"])
-        _active += 1
-    token = _tracing.set(True)
-    try:
-        yield
-    finally:
-        _tracing.reset(token)
-        with _lock:
-            _active -= 1
-            if _active == 0:
-                for cls in get_args(Node):
-                    cls.value = cls.__dict__["value"].slot

@@ -13,6 +13,9 @@ nesting: ContextVar[int] = ContextVar("autograd_nesting", default=0)
 """How many transforms are tracing their function in this context. Non-zero means
 a result may be differentiated again, so sweeps must build nodes, not floats."""
 
+tracing: ContextVar[bool] = ContextVar("autograd_jit_tracing", default=False)
+"""True while `jit` traces a function in this context (its `.value` reads are guarded)."""
+
 debug_sites: ContextVar[MutableMapping[Node, tuple[str, int]] | None] = ContextVar(
     "autograd_debug_nans", default=None
 )

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Concatenate, Literal, ParamSpec, Protocol, TypeVar, overload
 
 from ._nodes import VARIABLE_ONE, Const, Leaf, Mul, Node, Scalar, _Arith
-from ._pytree import flatten, flatten_any, unflatten
+from ._pytree import TreeDef, flatten, flatten_any, paths, unflatten
 from ._trace import backward, float_view, nesting, node_view
 
 P = ParamSpec("P")
@@ -348,12 +348,41 @@ def _variable(x: Scalar) -> Node:
     return Mul(x, VARIABLE_ONE) if isinstance(x, _Arith) else Leaf(x)
 
 
-def _values(tree: object) -> object:
-    """``tree`` with every node replaced by its float value (for aux outputs)."""
-    leaves, shape = flatten_any(tree)
+def _values(tree: object, root: str = "aux") -> object:
+    """``tree`` with every node replaced by its float value (for aux outputs).
+
+    Raises:
+        TypeError: naming the path of a leaf that is an unknown object (see `result_leaves`).
+    """
+    leaves, shape = result_leaves(tree, root)
     if not any(isinstance(x, _Arith) for x in leaves):
         return tree
     return unflatten(shape, [x.value if isinstance(x, _Arith) else x for x in leaves])  # type: ignore[attr-defined]  # every _Arith has a value
+
+
+_RESULT_LEAVES = (_Arith, int, float, complex, str, bytes)
+"""Leaves of a result or aux: nodes, and immutable values that cannot hold a node."""
+
+
+def result_leaves(tree: object, root: str) -> tuple[list[object], TreeDef]:
+    """The leaves of a function's result (or aux) and its shape, every leaf a node or a number.
+
+    A set, a dataclass or any other object that is not a pytree container
+    could hold nodes that would outlive the transform (a node from a `jit`
+    trace, a variable of `grad`), so it is refused rather than returned as it is.
+
+    Raises:
+        TypeError: naming the path (``aux['stats']``) of the first such leaf.
+    """
+    leaves, shape = flatten_any(tree)
+    for i, x in enumerate(leaves):
+        if not isinstance(x, _RESULT_LEAVES):
+            raise TypeError(
+                f"{paths(shape, root)[i]} is a {type(x).__name__} ({x!r:.60}), which a transform "
+                "cannot convert: results and aux are pytrees (lists, tuples, dicts, NamedTuples, "
+                "attrs classes, None) of nodes, numbers and strings"
+            )
+    return leaves, shape
 
 
 def _check_argnums(argnums: object, name: str) -> tuple[int, ...]:
