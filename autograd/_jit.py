@@ -111,16 +111,22 @@ def _fast_key(
     return (shape, tuple(kwargs.items())), flat
 
 
-def _shape(x: object, out: list[float]) -> object:
+_FAST_DEPTH = 100
+"""Deeper (or cyclic) arguments take the iterative pytree flatten: no recursion limit."""
+
+
+def _shape(x: object, out: list[float], depth: int = 0) -> object:
+    if depth > _FAST_DEPTH:
+        raise _Slow
     t = type(x)
     if t is float:
         out.append(x)  # type: ignore[arg-type]  # mypy does not narrow on `type(x) is`
         return float
     if t is list or t is tuple:
-        return (t, *[_shape(v, out) for v in cast("Sequence[object]", x)])
+        return (t, *[_shape(v, out, depth + 1) for v in cast("Sequence[object]", x)])
     if t is dict:
         d = cast("dict[object, object]", x)
-        return (t, tuple(d), *[_shape(v, out) for v in d.values()])
+        return (t, tuple(d), *[_shape(v, out, depth + 1) for v in d.values()])
     if t is int:
         out.append(int_to_float(cast(int, x)))
         return float
