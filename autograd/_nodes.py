@@ -15,9 +15,11 @@ import math
 import numbers
 import operator
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, TypeAlias, TypeVar, cast, final, overload
+from typing import TYPE_CHECKING, Self, SupportsIndex, TypeAlias, TypeVar, cast, final, overload
 
 import attrs
+
+from . import _pickling
 
 _INF = math.inf
 _NAN = math.nan
@@ -183,6 +185,18 @@ class _Arith:
     def __pos__(self) -> Node:
         return _self(self)
 
+    # A node is immutable and *is* its variable: a copy is the node itself, so a
+    # copied parameter keeps its gradient (JAX treats a copy as the identity).
+    def __copy__(self) -> Self:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Self:
+        return self
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> str | tuple[object, ...]:
+        # pickle's default recursion goes one C frame set per node: walk the graph instead
+        return _pickling.reduce_node(self, protocol, _inputs)
+
     if not TYPE_CHECKING:  # hidden from mypy, so `node < 1` and `float(node)` stay type errors
 
         def _refuse(self, *_: object) -> bool:
@@ -193,6 +207,28 @@ class _Arith:
 
         __bool__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse
         __float__ = __int__ = __index__ = __complex__ = __round__ = _refuse
+
+
+def _inputs(node: _Arith) -> tuple[_Arith, ...]:
+    """A node's inputs, for any node class: its fields that take nodes, in order."""
+    get = _input_getters.get(type(node))
+    if get is None:  # first use of the class: its fields with the `_input` converter
+        fields = attrs.fields(type(node))  # type: ignore[arg-type]  # every _Arith is attrs
+        names = [f.name for f in fields if f.converter is _input]
+        get = _input_getters[type(node)] = _getter(names)
+    return get(node)
+
+
+def _getter(names: list[str]) -> Callable[[_Arith], tuple[_Arith, ...]]:
+    if not names:
+        return lambda node: ()
+    if len(names) == 1:
+        one = operator.attrgetter(names[0])
+        return lambda node: (one(node),)
+    return operator.attrgetter(*names)
+
+
+_input_getters: dict[type, Callable[[_Arith], tuple[_Arith, ...]]] = {}
 
 
 def _self(node: _Arith) -> Node:
@@ -301,6 +337,29 @@ def _as_float(v: float) -> float:
         raise ValueError(f"a node value of {type(v).__name__} {v!r:.60}: {e}") from None
 
 
+def _check_input(v: Node, self: object, field: attrs.Attribute[Node]) -> Node:
+    # The signature says Node, but a direct `Add(1.0, 2.0)` is untyped user code.
+    if not isinstance(cast(object, v), _Arith):
+        raise TypeError(
+            f"{type(self).__name__}({field.name}=...) needs a node, got {type(v).__name__} "
+            f"{v!r:.60}: wrap numbers in Const(...), or use the operators (node + 1.0), "
+            "which lift them"
+        )
+    return v
+
+
+# The converter of every op's input fields: it names the class and field of a
+# non-node. Only a direct ``Add(x, y)`` runs it; the operators' fast builders
+# take nodes they lifted. mypy's attrs plugin reads only named functions as
+# converters, so it is shown one with the same types (the __init__ takes Node).
+if TYPE_CHECKING:
+
+    def _input(v: Node) -> Node: ...
+
+else:
+    _input = attrs.Converter(_check_input, takes_self=True, takes_field=True)
+
+
 S = TypeVar("S", float, "Scalar")
 """The scalar a rule computes with: float in a first-order sweep, `Scalar` in one
 that is differentiated again."""
@@ -340,8 +399,8 @@ class Const(_Arith):
 class Add(_Arith):
     """x + y; derivatives 1 and 1."""
 
-    x: Node = attrs.field(repr=False)
-    y: Node = attrs.field(repr=False)
+    x: Node = attrs.field(repr=False, converter=_input)
+    y: Node = attrs.field(repr=False, converter=_input)
     value: float = attrs.field(init=False)
 
     @value.default
@@ -364,8 +423,8 @@ class Add(_Arith):
 class Mul(_Arith):
     """x * y; derivatives y and x."""
 
-    x: Node = attrs.field(repr=False)
-    y: Node = attrs.field(repr=False)
+    x: Node = attrs.field(repr=False, converter=_input)
+    y: Node = attrs.field(repr=False, converter=_input)
     value: float = attrs.field(init=False)
 
     @value.default
@@ -394,8 +453,8 @@ class Pow(_Arith):
     ``sqrt``); a node exponent is C's ``pow``.
     """
 
-    x: Node = attrs.field(repr=False)
-    y: Node = attrs.field(repr=False)
+    x: Node = attrs.field(repr=False, converter=_input)
+    y: Node = attrs.field(repr=False, converter=_input)
     value: float = attrs.field(init=False)
 
     @value.default
@@ -447,7 +506,7 @@ class Pow(_Arith):
 class Exp(_Arith):
     """exp(x); derivative exp(x), taken from the output."""
 
-    x: Node = attrs.field(repr=False)
+    x: Node = attrs.field(repr=False, converter=_input)
     value: float = attrs.field(init=False)
 
     @value.default
@@ -470,7 +529,7 @@ class Exp(_Arith):
 class Log(_Arith):
     """log(x); derivative 1/x (``log(0) == -inf``, negative x gives nan)."""
 
-    x: Node = attrs.field(repr=False)
+    x: Node = attrs.field(repr=False, converter=_input)
     value: float = attrs.field(init=False)
 
     @value.default
@@ -493,7 +552,7 @@ class Log(_Arith):
 class Tanh(_Arith):
     """tanh(x); derivative (1 - y)(1 + y) with y = tanh(x), exactly 0 once saturated."""
 
-    x: Node = attrs.field(repr=False)
+    x: Node = attrs.field(repr=False, converter=_input)
     value: float = attrs.field(init=False)
 
     @value.default
@@ -522,7 +581,7 @@ class Tanh(_Arith):
 class Relu(_Arith):
     """max(x, 0); derivative 0 where the output is <= 0 (so relu'(0) == 0), else 1."""
 
-    x: Node = attrs.field(repr=False)
+    x: Node = attrs.field(repr=False, converter=_input)
     value: float = attrs.field(init=False)
 
     @value.default
@@ -547,7 +606,7 @@ class Relu(_Arith):
 class Sigmoid(_Arith):
     """1 / (1 + exp(-x)); derivative s * (1 - s), from the output s."""
 
-    x: Node = attrs.field(repr=False)
+    x: Node = attrs.field(repr=False, converter=_input)
     value: float = attrs.field(init=False)
 
     @value.default
