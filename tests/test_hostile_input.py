@@ -1,3 +1,6 @@
+# mypy: disable-error-code="call-overload, arg-type, misc, operator, call-arg, dict-item"
+# This file feeds deliberately ill-typed values (cycles, Fractions, strings) and
+# loosely typed pytrees to the typed API; the type errors are the point.
 """Hostile input: every bad argument is a clear error, every good one still works.
 
 Deep and cyclic pytrees in every transform, copies and pickles of graphs of
@@ -9,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import io
+import itertools
 import math
 import pickle
 import struct
@@ -19,7 +23,7 @@ from fractions import Fraction
 
 import attrs
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import autograd as ag
@@ -217,6 +221,10 @@ small_trees = st.recursive(
 
 
 @given(a=small_trees, b=small_trees)
+@example(a={"a": 1.0}, b={"b": 1.0})  # shapes that differ in one place each
+@example(a=[1.0], b=(1.0,))
+@example(a=[[None]], b=[[1.0]])
+@example(a=[[1.0], [1.0, 1.0]], b=[[1.0, 1.0], [1.0]])
 def test_shape_equality_and_hash_match_a_recursive_oracle(a: object, b: object) -> None:
     (leaves_a, sa), (_, sb) = flatten_any(a), flatten_any(b)
     assert (sa == sb) == (signature(a) == signature(b))
@@ -234,7 +242,11 @@ def test_a_copy_of_a_node_is_the_node_so_it_keeps_its_gradient() -> None:
     assert copy.deepcopy(x) is x
     assert copy.deepcopy({"w": [x]})["w"][0] is x
     assert ag.grad(lambda x: copy.copy(x))(1.0) == 1.0
-    assert ag.grad(lambda p: copy.deepcopy(p)["w"] ** 2)({"w": 3.0}) == {"w": 6.0}
+
+    def copied(p: dict[str, Scalar]) -> Scalar:
+        return copy.deepcopy(p)["w"] ** 2
+
+    assert ag.grad(copied)({"w": 3.0}) == {"w": 6.0}
 
 
 def bits(x: float) -> bytes:
@@ -251,7 +263,7 @@ def walk(root: Node) -> Iterator[Node]:
         for x in nodes._inputs(node):
             if id(x) not in seen:
                 seen.add(id(x))
-                stack.append(x)  # type: ignore[arg-type]  # every _Arith is a Node
+                stack.append(x)
 
 
 def same_graph(a: Node, b: Node) -> None:
@@ -269,7 +281,7 @@ def same_graph(a: Node, b: Node) -> None:
         if isinstance(x, Leaf):
             assert isinstance(y, Leaf)
             assert x.name == y.name
-        stack.extend(zip(nodes._inputs(x), nodes._inputs(y), strict=True))  # type: ignore[arg-type]
+        stack.extend(zip(nodes._inputs(x), nodes._inputs(y), strict=True))
     assert len(set(pairs.values())) == len(pairs)
 
 
@@ -347,7 +359,7 @@ def test_pickle_of_many_nodes_of_one_graph_is_linear_and_shares_them(
     calls = counting_inputs(monkeypatch)
     loaded = pickle.loads(pickle.dumps(chain))  # inputs first: each root would re-walk
     assert calls[0] < 10 * len(chain)  # re-walking would be about 4.5 million
-    for prev, node in zip(loaded, loaded[1:], strict=False):
+    for prev, node in itertools.pairwise(loaded):
         assert node.x is prev  # one graph, not 3,001 copies of its prefixes
     same_graph(chain[-1], loaded[-1])
 
@@ -396,7 +408,7 @@ def test_check_grads_refuses_bad_step_tolerances_and_order(
     kwargs: dict[str, object], error: type[Exception], message: str
 ) -> None:
     with pytest.raises(error, match=r"^check_grads\(\): " + message):
-        ag.check_grads(cube, (2.0,), **kwargs)  # type: ignore[arg-type]
+        ag.check_grads(cube, (2.0,), **kwargs)
 
 
 def test_check_grads_still_takes_ints_zero_tolerances_and_still_fails_wrong_gradients() -> None:
@@ -415,18 +427,18 @@ OPS1 = [Exp, Log, Tanh, Relu, Sigmoid]
 def test_binary_op_from_numbers_is_a_type_error_naming_class_and_field(cls: type[Node]) -> None:
     name = cls.__name__
     with pytest.raises(TypeError, match=rf"^{name}\(x=\.\.\.\) needs a node, got float 1\.0: wrap"):
-        cls(1.0, 2.0)  # type: ignore[call-arg]
+        cls(1.0, 2.0)
     with pytest.raises(TypeError, match=rf"^{name}\(y=\.\.\.\) needs a node, got int 2: wrap"):
-        cls(Leaf(1.0), 2)  # type: ignore[call-arg]
-    built = cls(Leaf(3.0), Const(2.0))  # type: ignore[call-arg]
+        cls(Leaf(1.0), 2)
+    built = cls(Leaf(3.0), Const(2.0))
     assert built.value == {"Add": 5.0, "Mul": 6.0, "Pow": 9.0}[name]
 
 
 @pytest.mark.parametrize("cls", OPS1)
 def test_unary_op_from_a_number_is_a_type_error(cls: type[Node]) -> None:
     with pytest.raises(TypeError, match=rf"^{cls.__name__}\(x=\.\.\.\) needs a node, got str 'a'"):
-        cls("a")  # type: ignore[call-arg]
-    assert cls(Const(0.5)).value == getattr(ag, cls.__name__.lower())(0.5)  # type: ignore[call-arg]
+        cls("a")
+    assert cls(Const(0.5)).value == getattr(ag, cls.__name__.lower())(0.5)
 
 
 def test_operators_still_lift_numbers() -> None:
@@ -442,48 +454,56 @@ EXACT = [Fraction(1, 2), Decimal("0.5"), Decimal("-0"), Fraction(-3, 4), Decimal
 INEXACT = [Fraction(1, 3), Decimal("0.1"), Fraction(10**400), Decimal("1e400"), Decimal("sNaN")]
 
 
+def square_w(p: dict[str, Scalar]) -> Scalar:
+    return p["w"] * p["w"]
+
+
+def times_one(params: dict[str, Scalar]) -> Scalar:
+    return params["w"] * 1.0
+
+
 def grad_w(w: object) -> object:
-    return ag.grad(lambda p: p["w"] * p["w"])({"w": w})
+    return ag.grad(square_w)({"w": w})
 
 
 @pytest.mark.parametrize("v", EXACT, ids=repr)
 def test_exact_fractions_and_decimals_enter_everywhere(v: object) -> None:
-    f = float(v)  # type: ignore[arg-type]
+    f = float(v)
     g = grad_w(v)
     assert isinstance(g, dict)
     assert type(g["w"]) is float
     assert bits(g["w"]) == bits(2.0 * f)
-    assert bits(Leaf(v).value) == bits(f)  # type: ignore[arg-type]
-    assert bits(Const(v).value) == bits(f)  # type: ignore[arg-type]
-    assert bits((Leaf(1.0) * v).value) == bits(f)  # type: ignore[operator]
-    assert bits((v * Leaf(1.0)).value) == bits(f)  # type: ignore[operator]
+    assert bits(Leaf(v).value) == bits(f)
+    assert bits(Const(v).value) == bits(f)
+    assert bits((Leaf(1.0) * v).value) == bits(f)
+    assert bits((v * Leaf(1.0)).value) == bits(f)
 
 
 @pytest.mark.parametrize("v", INEXACT, ids=repr)
 def test_numbers_float64_cannot_hold_are_refused_with_the_path(v: object) -> None:
     name = type(v).__name__
     with pytest.raises(ValueError, match=rf"^params\['w'\] is a {name} \(.*\): (float64|it has)"):
-        ag.grad(lambda params: params["w"] * 1.0)({"w": v})
+        ag.grad(times_one)({"w": v})
     with pytest.raises(ValueError, match=rf"^a node value of {name} "):
-        Leaf(v)  # type: ignore[arg-type]
+        Leaf(v)
     with pytest.raises(ValueError, match=rf"^an operand {name} "):
-        Leaf(1.0) + v  # type: ignore[operator]
+        Leaf(1.0) + v
 
 
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_every_float_as_fraction_or_decimal_is_accepted_bit_for_bit(x: float) -> None:
-    assert bits(Leaf(Fraction(x)).value) == bits(x)  # type: ignore[arg-type]
-    assert bits(Leaf(Decimal(x)).value) == bits(x)  # type: ignore[arg-type]
+    assert bits(Leaf(Fraction(x)).value) == bits(x)
+    assert bits(Leaf(Decimal(x)).value) == bits(x)
 
 
 @given(st.integers(-(10**6), 10**6), st.integers(1, 10**6))
 def test_a_fraction_is_accepted_exactly_when_float64_holds_it(p: int, q: int) -> None:
     fr = Fraction(p, q)
     if Fraction(float(fr)) == fr:  # the oracle: exact rational arithmetic
-        assert Leaf(fr).value == float(fr)  # type: ignore[arg-type]
+        assert Leaf(fr).value == float(fr)
     else:
         with pytest.raises(ValueError, match="float64 cannot hold it exactly"):
-            Leaf(fr)  # type: ignore[arg-type]
+            Leaf(fr)
 
 
 def test_numpy_scalars_that_convert_exactly_enter_everywhere() -> None:
@@ -509,7 +529,7 @@ def test_numpy_scalars_that_do_not_are_refused_with_the_path_and_why() -> None:
         refused.append((np.longdouble(1) / 3, ValueError, "float64 cannot hold it exactly"))
     for v, error, why in refused:
         with pytest.raises(error, match=rf"^params\['w'\] is a \w+ \(.*\): {why}"):
-            ag.grad(lambda params: params["w"] * 1.0)({"w": v})
+            ag.grad(times_one)({"w": v})
         with pytest.raises(error):
             Leaf(v)
 
@@ -517,9 +537,9 @@ def test_numpy_scalars_that_do_not_are_refused_with_the_path_and_why() -> None:
 def test_bool_complex_and_str_are_still_refused_as_before() -> None:
     for v, why in [(True, "booleans"), (1j, "only real numbers"), ("1.0", "strings are not")]:
         with pytest.raises(TypeError, match=rf"^params\['w'\] is a \w+ \(.*\): {why}"):
-            ag.grad(lambda params: params["w"] * 1.0)({"w": v})
+            ag.grad(times_one)({"w": v})
         with pytest.raises(TypeError, match="unsupported operand"):
-            Leaf(1.0) + v  # type: ignore[operator]
+            Leaf(1.0) + v
 
 
 # --- the census: many hostile inputs, only clear errors --------------------------
@@ -572,10 +592,7 @@ def hostile_calls() -> list[tuple[str, Callable[[], object]]]:
 def test_census_of_hostile_inputs_only_clear_errors() -> None:
     calls = hostile_calls()
     for label, call in calls:
-        try:
+        with pytest.raises((TypeError, ValueError), match=r"\w") as caught:
             call()
-        except (TypeError, ValueError) as e:
-            assert str(e), label
-        else:
-            pytest.fail(f"{label}: accepted")
+        assert caught.type in (TypeError, ValueError), label  # not a subclass from deep inside
     assert len(calls) >= 150
