@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from ._forward import jvp_impl, output_leaves
 from ._jacobian import jacobian
-from ._nodes import Scalar
+from ._nodes import Scalar, to_float
 from ._pytree import TreeDef, flatten, paths, unflatten
 from ._transforms import _positional_names
 
@@ -51,7 +51,11 @@ def check_grads(
     Raises:
         AssertionError: naming the mode, the order, the output and input
             leaf paths, the analytic and the numeric derivative.
-        ValueError: for an unknown mode or an order below 1.
+        TypeError: for an ``order`` that is not an int, or an ``eps``,
+            ``rtol`` or ``atol`` that is not a real number (bools included).
+        ValueError: for an unknown mode, an order below 1, an ``eps`` that
+            is not positive, or any of the three that is negative, nan or
+            infinite (an infinite tolerance would pass every gradient).
 
     >>> import autograd as ag
     >>> ag.check_grads(lambda p: ag.tanh(p["w"][0] * p["w"][1]), ({"w": [0.5, 2.0]},), order=2)
@@ -60,15 +64,37 @@ def check_grads(
     ...
     AssertionError: check_grads: fwd mode, order 1: d output / d x is 3.0, ...
     """
-    if order < 1:
-        raise ValueError(f"check_grads(): order must be at least 1, got {order}")
+    _check_order(order)
+    tol = (_number("eps", eps, zero_ok=False), _number("rtol", rtol), _number("atol", atol))
     unknown = [m for m in modes if m not in _MODES]
     if unknown or not modes:
         raise ValueError(f"check_grads(): modes are 'fwd' and 'rev', got {tuple(modes)!r}")
     names = _positional_names(fn)
     roots = [names[i] if i < len(names) else f"args[{i}]" for i in range(len(args))]
-    tol = (eps, rtol, atol)
     _check(fn, tuple(args), roots, order, 1, tuple(modes), tol, "")
+
+
+def _check_order(order: int) -> None:
+    if type(order) is not int:  # bool is an int, but order=True is a slip
+        raise TypeError(
+            f"check_grads(): order must be an int, got {type(order).__name__} {order!r}"
+        )
+    if order < 1:
+        raise ValueError(f"check_grads(): order must be at least 1, got {order}")
+
+
+def _number(name: str, x: float, zero_ok: bool = True) -> float:
+    """A step or tolerance as a float, refusing what would divide by zero or pass anything."""
+    try:
+        v = to_float(x)
+    except (TypeError, ValueError):  # bool, str, complex, or a rounding Fraction
+        raise TypeError(
+            f"check_grads(): {name} must be a real number, got {type(x).__name__} {x!r:.60}"
+        ) from None
+    if not math.isfinite(v) or v < 0.0 or (v == 0.0 and not zero_ok):
+        bound = "non-negative" if zero_ok else "positive"
+        raise ValueError(f"check_grads(): {name} must be a {bound} finite number, got {x!r}")
+    return v
 
 
 def _check(

@@ -228,17 +228,23 @@ def _fast_shape(
     return shape, flat
 
 
-def _shape(x: object, out: list[float]) -> object:
+_FAST_DEPTH = 100
+"""Deeper (or cyclic) arguments take the iterative pytree flatten: no recursion limit."""
+
+
+def _shape(x: object, out: list[float], depth: int = 0) -> object:
+    if depth > _FAST_DEPTH:
+        raise _Slow
     t = type(x)
     if t is float:
         out.append(x)  # type: ignore[arg-type]  # mypy does not narrow on `type(x) is`
         return float
     if t is list or t is tuple:
-        return (t, *[_shape(v, out) for v in cast("Sequence[object]", x)])
+        return (t, *[_shape(v, out, depth + 1) for v in cast("Sequence[object]", x)])
     if t is dict:
         d = cast("dict[object, object]", x)
         keys = tuple([_static_key(k, "", None) for k in d])  # {1: ..} and {True: ..} differ
-        return (t, keys, *[_shape(v, out) for v in d.values()])
+        return (t, keys, *[_shape(v, out, depth + 1) for v in d.values()])
     if t is int:
         out.append(int_to_float(cast(int, x)))
         return float

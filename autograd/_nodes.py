@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, TypeAlias, TypeVar, cast, final, overload
+from typing import TYPE_CHECKING, Self, SupportsIndex, TypeAlias, TypeVar, cast, final, overload
 
 import attrs
+
+from . import _pickling
 
 _INF = math.inf
 _NAN = math.nan
@@ -183,6 +186,18 @@ class _Arith:
     def __pos__(self) -> Node:
         return _self(self)
 
+    # A node is immutable and *is* its variable: a copy is the node itself, so a
+    # copied parameter keeps its gradient (JAX treats a copy as the identity).
+    def __copy__(self) -> Self:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Self:
+        return self
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> str | tuple[object, ...]:
+        # pickle's default recursion goes one C frame set per node: walk the graph instead
+        return _pickling.reduce_node(self, protocol, _inputs)
+
     if not TYPE_CHECKING:  # hidden from mypy, so `node < 1` and `float(node)` stay type errors
 
         def _refuse(self, *_: object) -> bool:
@@ -210,6 +225,28 @@ class _Arith:
         __hash__ = object.__hash__
 
 
+def _inputs(node: _Arith) -> tuple[_Arith, ...]:
+    """A node's inputs, for any node class: its fields that take nodes, in order."""
+    get = _input_getters.get(type(node))
+    if get is None:  # first use of the class: its fields with the `_input` converter
+        fields = attrs.fields(type(node))  # type: ignore[arg-type]  # every _Arith is attrs
+        names = [f.name for f in fields if f.converter is _input]
+        get = _input_getters[type(node)] = _getter(names)
+    return get(node)
+
+
+def _getter(names: list[str]) -> Callable[[_Arith], tuple[_Arith, ...]]:
+    if not names:
+        return lambda node: ()
+    if len(names) == 1:
+        one = operator.attrgetter(names[0])
+        return lambda node: (one(node),)
+    return operator.attrgetter(*names)
+
+
+_input_getters: dict[type, Callable[[_Arith], tuple[_Arith, ...]]] = {}
+
+
 def _self(node: _Arith) -> Node:
     # Every subclass of _Arith is a member of the closed union `Node`
     # (tests/test_nodes.py checks this against get_args(Node)).
@@ -217,7 +254,12 @@ def _self(node: _Arith) -> Node:
 
 
 def lift(v: object) -> Node | None:
-    """A node for an operand: nodes as they are, numbers as `Const`, else None."""
+    """A node for an operand: nodes as they are, numbers as `Const`, else None.
+
+    Raises:
+        ValueError: for a real number float64 does not hold exactly (`to_float`):
+            ``node + Fraction(1, 3)`` would otherwise round silently.
+    """
     t = type(v)
     if t is float:
         return _const(v)  # type: ignore[arg-type]  # mypy does not narrow on `type(v) is`
@@ -229,16 +271,109 @@ def lift(v: object) -> Node | None:
         return _const(float(v))
     if isinstance(v, int) and not isinstance(v, bool):
         return _const(int_to_float(v))
-    return None
+    try:  # the rare operands: NumPy scalars, Fraction, Decimal, bool, complex
+        return _const(to_float(v))
+    except TypeError:  # Python then tries the other operand, and says "unsupported operand"
+        return None
+    except ValueError as e:
+        raise ValueError(f"an operand {type(v).__name__} {v!r:.60}: {e}") from None
+
+
+class NotANumber(TypeError):
+    """Raised by `to_float` for an object that is not a number at all."""
+
+
+def _is_numpy_bool(v: object) -> bool:
+    t = type(v)  # duck typing: numpy is not a dependency, so it is never imported here
+    return t.__module__ == "numpy" and t.__name__ in ("bool", "bool_")
+
+
+def to_float(v: object) -> float:
+    """``v`` as the float64 it equals: the one place a number becomes a float.
+
+    Floats and ints as always (ints beyond float64 overflow to a signed
+    infinity); other real numbers (NumPy scalars, `fractions.Fraction`,
+    `decimal.Decimal`) only when float64 holds them exactly, so a rounding
+    never happens behind the user's back.
+
+    Raises:
+        TypeError: the reason, for a bool, a complex number or a string;
+            `NotANumber` for anything else that is not a number.
+        ValueError: the reason, for a real number float64 does not hold.
+
+    >>> from fractions import Fraction
+    >>> to_float(Fraction(1, 2)), to_float(10**400)
+    (0.5, inf)
+    >>> to_float(Fraction(1, 3))
+    Traceback (most recent call last):
+    ...
+    ValueError: float64 cannot hold it exactly (the nearest float is 0.3333333333333333): ...
+    """
+    if isinstance(v, bool) or _is_numpy_bool(v):
+        raise TypeError("booleans are not differentiable; pass 1.0 or 0.0")
+    if isinstance(v, float):
+        return float(v)
+    if isinstance(v, int | numbers.Integral):  # numpy.int64 is Integral, not an int
+        return int_to_float(operator.index(v))
+    if isinstance(v, complex | numbers.Complex) and not isinstance(v, numbers.Real):
+        raise TypeError("only real numbers are differentiable")
+    if isinstance(v, str):
+        raise TypeError("strings are not numbers; convert with float()")
+    if not isinstance(v, numbers.Number):
+        raise NotANumber(f"{type(v).__name__} is not a number")
+    return _exact_float(v)
+
+
+def _exact_float(v: numbers.Number) -> float:
+    try:
+        f = float(v)  # type: ignore[arg-type]  # Number does not declare __float__
+        x: object = v  # Number declares no comparisons; every real number has them
+        exact = bool(f == x or (f != f and x != x))  # nan stays nan; numpy returns its own bool
+    except (TypeError, ValueError, ArithmeticError) as e:  # Decimal('sNaN'), Fraction(10**400)
+        raise ValueError(f"it has no float64 value ({e})") from None
+    if not exact:
+        raise ValueError(
+            f"float64 cannot hold it exactly (the nearest float is {f!r}): "
+            "pass float(...) yourself if that rounding is intended"
+        )
+    return f
 
 
 def _as_float(v: float) -> float:
     """Normalise a `Leaf`/`Const` value to a plain float; refuse non-numbers."""
     if type(v) is float:
         return v
-    if isinstance(v, bool) or not isinstance(v, int | float):
-        raise TypeError(f"a node value must be a float or an int, got {type(v).__name__} {v!r}")
-    return int_to_float(v) if isinstance(v, int) else float(v)
+    try:
+        return to_float(v)
+    except TypeError:
+        raise TypeError(
+            f"a node value must be a float or an int, got {type(v).__name__} {v!r:.60}"
+        ) from None
+    except ValueError as e:
+        raise ValueError(f"a node value of {type(v).__name__} {v!r:.60}: {e}") from None
+
+
+def _check_input(v: Node, self: object, field: attrs.Attribute[Node]) -> Node:
+    # The signature says Node, but a direct `Add(1.0, 2.0)` is untyped user code.
+    if not isinstance(cast(object, v), _Arith):
+        raise TypeError(
+            f"{type(self).__name__}({field.name}=...) needs a node, got {type(v).__name__} "
+            f"{v!r:.60}: wrap numbers in Const(...), or use the operators (node + 1.0), "
+            "which lift them"
+        )
+    return v
+
+
+# The converter of every op's input fields: it names the class and field of a
+# non-node. Only a direct ``Add(x, y)`` runs it; the operators' fast builders
+# take nodes they lifted. mypy's attrs plugin reads only named functions as
+# converters, so it is shown one with the same types (the __init__ takes Node).
+if TYPE_CHECKING:
+
+    def _input(v: Node) -> Node: ...
+
+else:
+    _input = attrs.Converter(_check_input, takes_self=True, takes_field=True)
 
 
 S = TypeVar("S", float, "Scalar")
@@ -280,8 +415,8 @@ class Const(_Arith):
 class Add(_Arith):
     """x + y; derivatives 1 and 1."""
 
-    x: Node = attrs.field(repr=False)
-    y: Node = attrs.field(repr=False)
+    x: Node = attrs.field(repr=False, converter=_input)
+    y: Node = attrs.field(repr=False, converter=_input)
     value: float = attrs.field(init=False)
 
     @value.default
@@ -304,8 +439,8 @@ class Add(_Arith):
 class Mul(_Arith):
     """x * y; derivatives y and x."""
 
-    x: Node = attrs.field(repr=False)
-    y: Node = attrs.field(repr=False)
+    x: Node = attrs.field(repr=False, converter=_input)
+    y: Node = attrs.field(repr=False, converter=_input)
     value: float = attrs.field(init=False)
 
     @value.default
@@ -334,8 +469,8 @@ class Pow(_Arith):
     ``sqrt``); a node exponent is C's ``pow``.
     """
 
-    x: Node = attrs.field(repr=False)
-    y: Node = attrs.field(repr=False)
+    x: Node = attrs.field(repr=False, converter=_input)
+    y: Node = attrs.field(repr=False, converter=_input)
     value: float = attrs.field(init=False)
 
     @value.default
@@ -387,7 +522,7 @@ class Pow(_Arith):
 class Exp(_Arith):
     """exp(x); derivative exp(x), taken from the output."""
 
-    x: Node = attrs.field(repr=False)
+    x: Node = attrs.field(repr=False, converter=_input)
     value: float = attrs.field(init=False)
 
     @value.default
@@ -410,7 +545,7 @@ class Exp(_Arith):
 class Log(_Arith):
     """log(x); derivative 1/x (``log(0) == -inf``, negative x gives nan)."""
 
-    x: Node = attrs.field(repr=False)
+    x: Node = attrs.field(repr=False, converter=_input)
     value: float = attrs.field(init=False)
 
     @value.default
@@ -433,7 +568,7 @@ class Log(_Arith):
 class Tanh(_Arith):
     """tanh(x); derivative (1 - y)(1 + y) with y = tanh(x), exactly 0 once saturated."""
 
-    x: Node = attrs.field(repr=False)
+    x: Node = attrs.field(repr=False, converter=_input)
     value: float = attrs.field(init=False)
 
     @value.default
@@ -462,7 +597,7 @@ class Tanh(_Arith):
 class Relu(_Arith):
     """max(x, 0); derivative 0 where the output is <= 0 (so relu'(0) == 0), else 1."""
 
-    x: Node = attrs.field(repr=False)
+    x: Node = attrs.field(repr=False, converter=_input)
     value: float = attrs.field(init=False)
 
     @value.default
@@ -487,7 +622,7 @@ class Relu(_Arith):
 class Sigmoid(_Arith):
     """1 / (1 + exp(-x)); derivative s * (1 - s), from the output s."""
 
-    x: Node = attrs.field(repr=False)
+    x: Node = attrs.field(repr=False, converter=_input)
     value: float = attrs.field(init=False)
 
     @value.default

@@ -4,17 +4,21 @@ Containers are ``list``, ``tuple``, ``NamedTuple``, ``dict`` (also
 ``OrderedDict`` and ``defaultdict``; insertion order kept), and attrs classes;
 ``None`` is an empty subtree, as in JAX. A tree is rebuilt with its own
 container types, so a gradient has the structure of its input.
+
+Every walk here is iterative, so a tree may nest as deep as memory allows;
+a container that contains itself is refused with its path, not followed.
 """
 
 from __future__ import annotations
 
 import enum
 from collections import OrderedDict, defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TypeAlias
 
 import attrs
 
-from ._nodes import Scalar, _Arith, int_to_float
+from ._nodes import NotANumber, Scalar, _Arith, to_float
 
 
 class Kind(enum.Enum):
@@ -29,19 +33,21 @@ class Kind(enum.Enum):
     ATTRS = enum.auto()
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)
 class TreeDef:
     """The shape of a pytree without its leaves; equal shapes compare equal.
 
     ``keys`` are the dict keys or attribute names in order; ``meta`` is the
     container class (and a defaultdict's factory), so equality includes both.
+    Equality, hashing and ``repr`` never recurse: a shape may nest deeply.
     """
 
     kind: Kind
-    children: tuple[TreeDef, ...] = ()
+    children: tuple[TreeDef, ...] = attrs.field(default=(), repr=lambda c: f"<{len(c)} subtrees>")
     keys: tuple[object, ...] = ()
     meta: tuple[object, ...] = ()
     num_leaves: int = attrs.field(init=False)
+    _hash: int = attrs.field(init=False, repr=False)
 
     @num_leaves.default
     def _count(self) -> int:
@@ -49,41 +55,73 @@ class TreeDef:
             return 1
         return builtins_sum(c.num_leaves for c in self.children)
 
+    @_hash.default
+    def _hash_of_parts(self) -> int:  # from the children's stored hashes: O(1) per level
+        return hash((self.kind, self.keys, self.meta, tuple(c._hash for c in self.children)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TreeDef):
+            return NotImplemented
+        pairs = [(self, other)]
+        while pairs:
+            a, b = pairs.pop()
+            if a is b:
+                continue
+            if (
+                a._hash != b._hash
+                or a.kind is not b.kind
+                or len(a.children) != len(b.children)
+                or a.keys != b.keys
+                or a.meta != b.meta
+            ):
+                return False
+            pairs.extend(zip(a.children, b.children, strict=True))
+        return True
+
 
 builtins_sum = sum
 LEAF = TreeDef(Kind.LEAF)
 NONE = TreeDef(Kind.NONE)
-Path = tuple[tuple[Kind, object], ...]
+Path: TypeAlias = tuple["Path", Kind, object] | None
+"""A key path as a linked list, innermost step first: ``(parent, kind, key)``;
+None is the root. Appending a step is O(1), however deep the tree."""
 
 _CONTAINERS = "list, tuple, dict, NamedTuple or attrs class"
 
 
 def keystr(root: str, path: Path) -> str:
     """``params['w1'][3]``: a path as the Python expression that reaches it."""
-    parts = [root]
-    for kind, key in path:
-        if kind in (Kind.NAMEDTUPLE, Kind.ATTRS):
-            parts.append(f".{key}")
-        else:
-            parts.append(f"[{key!r}]")
-    return "".join(parts)
+    parts: list[str] = []
+    while path is not None:
+        path, kind, key = path
+        parts.append(f".{key}" if kind in (Kind.NAMEDTUPLE, Kind.ATTRS) else f"[{key!r}]")
+    parts.append(root)
+    return "".join(reversed(parts))
 
 
 def scalar_leaf(x: object, root: str, path: Path) -> Scalar:
-    """A differentiable leaf as a float or node, or a `TypeError` naming its path."""
+    """A differentiable leaf as a float or node.
+
+    Raises:
+        TypeError: naming its path, for a bool, complex, str or non-number.
+        ValueError: naming its path, for a real number float64 does not hold
+            exactly (``Fraction(1, 3)``, ``Decimal('0.1')``).
+    """
+    if type(x) is float or isinstance(x, _Arith):
+        return x  # type: ignore[return-value]  # a float, or an _Arith (every one is a Node)
     t = type(x)
-    if t is float:
-        return x  # type: ignore[return-value]  # mypy does not narrow on `type(x) is`
-    if isinstance(x, _Arith):
-        return x  # type: ignore[return-value]  # every _Arith is a Node
-    if t is not bool and isinstance(x, int | float):
-        return int_to_float(x) if isinstance(x, int) else float(x)
-    hint = {
-        bool: "booleans are not differentiable; pass 1.0 or 0.0",
-        complex: "only real numbers are differentiable",
-        str: "strings are not numbers; convert with float()",
-    }.get(t, f"differentiable leaves are floats or ints inside a {_CONTAINERS}")
-    raise TypeError(f"{keystr(root, path)} is a {t.__name__} ({x!r:.60}): {hint}")
+    try:
+        return to_float(x)
+    except NotANumber:
+        raise TypeError(
+            f"{keystr(root, path)} is a {t.__name__}, which is not a pytree container: "
+            f"use a {_CONTAINERS}"
+        ) from None
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"{keystr(root, path)} is a {t.__name__} ({x!r:.60}): {e}") from None
 
 
 def flatten(tree: object, root: str) -> tuple[list[Scalar], TreeDef]:
@@ -91,90 +129,174 @@ def flatten(tree: object, root: str) -> tuple[list[Scalar], TreeDef]:
 
     Raises:
         TypeError: naming the path (``params['w1']``) of the first leaf that is
-            not a float, an int or a node, or of an unknown container.
+            not a number or a node, of an unknown container, or of a container
+            that contains itself.
+        ValueError: naming the path of a number float64 does not hold exactly.
     """
-    leaves: list[Scalar] = []
-
-    def leaf(x: object, path: Path) -> TreeDef:
-        leaves.append(scalar_leaf(x, root, path))
-        return LEAF
-
-    return leaves, _walk(tree, (), leaf, root)
+    leaves, shape = _walk(tree, root, strict=True)
+    return leaves, shape  # type: ignore[return-value]  # strict leaves are scalar_leaf's
 
 
-def flatten_any(tree: object) -> tuple[list[object], TreeDef]:
-    """Like `flatten`, but anything that is not a known container is a leaf."""
+def flatten_any(tree: object, root: str = "tree") -> tuple[list[object], TreeDef]:
+    """Like `flatten`, but anything that is not a known container is a leaf.
+
+    Raises:
+        TypeError: naming the path from ``root`` of a container that contains itself.
+    """
+    return _walk(tree, root, strict=False)
+
+
+class _Frame:
+    """A container being walked: its remaining items and the shapes made so far."""
+
+    __slots__ = ("children", "container", "items", "keys", "kind", "meta", "path")
+
+    def __init__(
+        self,
+        container: object,
+        kind: Kind,
+        items: Iterable[tuple[object, object]],
+        keys: tuple[object, ...] = (),
+        meta: tuple[object, ...] = (),
+    ) -> None:
+        self.container, self.kind, self.items = container, kind, iter(items)
+        self.keys, self.meta = keys, meta
+        self.children: list[TreeDef] = []
+        self.path: Path = None
+
+    def shape(self) -> TreeDef:
+        return TreeDef(self.kind, tuple(self.children), self.keys, self.meta)
+
+
+def _walk(tree: object, root: str, strict: bool) -> tuple[list[object], TreeDef]:
+    """Containers depth first with an explicit stack; ``strict`` checks the leaves."""
     leaves: list[object] = []
+    add = leaves.append
+    stack: list[_Frame] = []
+    open_: dict[int, _Frame] = {}  # the containers on the current path, for cycles
+    x, path = tree, None
+    while True:
+        if type(x) is float or isinstance(x, _Arith):
+            add(x)
+            done: TreeDef | None = LEAF
+        elif x is None:
+            done = NONE
+        else:
+            frame = _frame(x, root, path, strict)
+            if frame is None:
+                add(scalar_leaf(x, root, path) if strict else x)
+                done = LEAF
+            else:
+                _enter(frame, path, open_, root)
+                stack.append(frame)
+                done = None
+        x, path, done = _climb(stack, open_, done, add)
+        if not stack:
+            assert done is not None  # the stack empties only after the root's shape
+            return leaves, done
 
-    def leaf(x: object, path: Path) -> TreeDef:
-        leaves.append(x)
-        return LEAF
 
-    return leaves, _walk(tree, (), leaf, None)
+def _enter(frame: _Frame, path: Path, open_: dict[int, _Frame], root: str) -> None:
+    outer = open_.get(id(frame.container))
+    if outer is not None:
+        raise TypeError(
+            f"{keystr(root, path)} is {keystr(root, outer.path)} again, which contains it: "
+            "a pytree cannot contain itself"
+        )
+    frame.path = path
+    open_[id(frame.container)] = frame
 
 
-def _walk(
-    x: object, path: Path, leaf: Callable[[object, Path], TreeDef], root: str | None
-) -> TreeDef:
-    """Recurse through containers; ``root`` None means unknown objects are leaves."""
+def _climb(
+    stack: list[_Frame],
+    open_: dict[int, _Frame],
+    done: TreeDef | None,
+    add: Callable[[object], None],
+) -> tuple[object, Path, TreeDef | None]:
+    """Hand ``done`` to the innermost open container; the next item to visit, with its path.
+
+    Float items are taken here, without a path: the common flat case stays fast.
+    """
+    while stack:
+        frame = stack[-1]
+        children = frame.children
+        if done is not None:
+            children.append(done)
+        for key, v in frame.items:
+            if type(v) is float:
+                add(v)
+                children.append(LEAF)
+                continue
+            return v, (frame.path, frame.kind, key), None
+        stack.pop()
+        del open_[id(frame.container)]
+        done = frame.shape()
+    return None, None, done
+
+
+def _frame(x: object, root: str, path: Path, strict: bool) -> _Frame | None:
+    """A frame for a known container, or None for a leaf."""
     t = type(x)
-    if x is None:
-        return NONE
-    if isinstance(x, _Arith):  # nodes are attrs classes too, but they are leaves
-        return leaf(x, path)
-    if t is list or (t is tuple):
-        kind = Kind.LIST if t is list else Kind.TUPLE
-        seq: Sequence[object] = x  # type: ignore[assignment]  # a list or tuple, as tested
-        children = tuple(_walk(v, (*path, (kind, i)), leaf, root) for i, v in enumerate(seq))
-        return TreeDef(kind, children)
+    if t is list:
+        return _Frame(x, Kind.LIST, enumerate(x))  # type: ignore[arg-type]  # a list, as tested
+    if t is tuple:
+        return _Frame(x, Kind.TUPLE, enumerate(x))  # type: ignore[arg-type]  # a tuple
     if isinstance(x, tuple) and hasattr(t, "_fields"):
         names: tuple[str, ...] = t._fields
-        children = tuple(
-            _walk(v, (*path, (Kind.NAMEDTUPLE, n)), leaf, root)
-            for n, v in zip(names, x, strict=True)
-        )
-        return TreeDef(Kind.NAMEDTUPLE, children, names, (t,))
+        return _Frame(x, Kind.NAMEDTUPLE, zip(names, x, strict=True), names, (t,))
     if t is dict or t is OrderedDict or t is defaultdict:
         d: dict[object, object] = x  # type: ignore[assignment]  # one of the dict types tested
         meta: tuple[object, ...] = (t, d.default_factory) if isinstance(d, defaultdict) else (t,)
-        children = tuple(_walk(v, (*path, (Kind.DICT, k)), leaf, root) for k, v in d.items())
-        return TreeDef(Kind.DICT, children, tuple(d), meta)
+        return _Frame(x, Kind.DICT, d.items(), tuple(d), meta)
     if attrs.has(t):
         fields = attrs.fields(t)
-        if root is not None and not all(f.init for f in fields):
+        if strict and not all(f.init for f in fields):
             raise TypeError(
                 f"{keystr(root, path)} is a {t.__name__} with an init=False field: "
                 "it cannot be rebuilt as a gradient"
             )
         fields = tuple(f for f in fields if f.init)
-        children = tuple(
-            _walk(getattr(x, f.name), (*path, (Kind.ATTRS, f.name)), leaf, root) for f in fields
-        )
-        return TreeDef(Kind.ATTRS, children, tuple(f.alias for f in fields), (t,))
-    if root is not None and not isinstance(x, _Arith | int | float | str | complex):
-        raise TypeError(
-            f"{keystr(root, path)} is a {t.__name__}, which is not a pytree container: "
-            f"use a {_CONTAINERS}"
-        )
-    return leaf(x, path)
+        items = [(f.name, getattr(x, f.name)) for f in fields]
+        return _Frame(x, Kind.ATTRS, items, tuple(f.alias for f in fields), (t,))
+    return None
 
 
 def unflatten(tree: TreeDef, leaves: Sequence[object]) -> object:
-    """Rebuild a tree of shape ``tree`` from its leaves, in `flatten` order."""
+    """Rebuild a tree of shape ``tree`` from its leaves, in `flatten` order.
+
+    Raises:
+        ValueError: if there are fewer or more leaves than the shape has.
+    """
+    if len(leaves) != tree.num_leaves:
+        raise ValueError(f"a tree of {tree.num_leaves} leaves cannot take {len(leaves)}")
     it = iter(leaves)
-    out = _build(tree, it)
-    if next(it, it) is not it:
-        raise ValueError(f"too many leaves for a tree of {tree.num_leaves}")
-    return out
-
-
-def _build(tree: TreeDef, it: Iterator[object]) -> object:
-    kind = tree.kind
-    if kind is Kind.LEAF:
+    if tree.kind is Kind.LEAF:
         return next(it)
-    if kind is Kind.NONE:
+    if tree.kind is Kind.NONE:
         return None
-    children = [_build(c, it) for c in tree.children]
+    stack: list[tuple[TreeDef, list[object], Iterator[TreeDef]]] = [(tree, [], iter(tree.children))]
+    while True:
+        shape, built, rest = stack[-1]
+        for c in rest:
+            kind = c.kind
+            if kind is Kind.LEAF:
+                built.append(next(it))
+            elif kind is Kind.NONE:
+                built.append(None)
+            else:
+                stack.append((c, [], iter(c.children)))
+                break
+        else:
+            stack.pop()
+            obj = _make(shape, built)
+            if not stack:
+                return obj
+            stack[-1][1].append(obj)
+
+
+def _make(tree: TreeDef, children: list[object]) -> object:
+    """One container of shape ``tree`` around its rebuilt children."""
+    kind = tree.kind
     if kind is Kind.LIST:
         return children
     if kind is Kind.TUPLE:
@@ -191,7 +313,7 @@ def _build(tree: TreeDef, it: Iterator[object]) -> object:
 def paths(tree: TreeDef, root: str) -> list[str]:
     """The key path of every leaf, in `flatten` order: ``["params['w']", ...]``."""
     out: list[str] = []
-    stack: list[tuple[TreeDef, Path]] = [(tree, ())]
+    stack: list[tuple[TreeDef, Path]] = [(tree, None)]
     while stack:
         node, path = stack.pop()
         if node.kind is Kind.LEAF:
@@ -199,7 +321,7 @@ def paths(tree: TreeDef, root: str) -> list[str]:
             continue
         keys = node.keys if node.keys else range(len(node.children))
         stack.extend(
-            (c, (*path, (node.kind, k)))
+            (c, (path, node.kind, k))
             for k, c in reversed(list(zip(keys, node.children, strict=True)))
         )
     return out
