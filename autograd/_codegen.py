@@ -22,6 +22,7 @@ from typing import assert_never, cast
 from ._nodes import (
     Add,
     Const,
+    Div,
     Exp,
     Leaf,
     Log,
@@ -31,6 +32,7 @@ from ._nodes import (
     Relu,
     Sigmoid,
     Tanh,
+    div_float,
     exp_float,
     log_float,
     pow_float,
@@ -44,6 +46,7 @@ CHUNK = 20_000
 """Statements per generated function: CPython compiles very long functions slowly."""
 
 _HELPERS: dict[str, object] = {
+    "div_float": div_float,
     "exp_float": exp_float,
     "log_float": log_float,
     "pow_float": pow_float,
@@ -116,6 +119,9 @@ class Program:
             case Mul():
                 x, y = n[node.x], n[node.y]
                 self.emit(v, f"{x} * {y}", (x, y))
+            case Div():
+                x, y = n[node.x], n[node.y]
+                self.emit(v, f"div_float({x}, {y})", (x, y))
             case Pow():
                 x, y = n[node.x], n[node.y]
                 if type(node.y) is not Const:
@@ -194,13 +200,19 @@ class Program:
             case Mul():
                 x, y = n[node.x], n[node.y]
                 return [(f"{g} * {y}", (g, y)), (f"{g} * {x}", (g, x))]
+            case Div():  # g / y and -g * ((x / y) / y), x / y being this node's value
+                y = n[node.y]
+                return [
+                    (f"div_float({g}, {y})", (g, y)),
+                    (f"-{g} * div_float({v}, {y})", (g, v, y)),
+                ]
             case Pow():
                 return self._pow_rule(node, g)
             case Exp():
                 return [(f"{g} * {v}", (g, v))]
             case Log():
-                x, m1 = n[node.x], self.const(-1.0)
-                return [(f"{g} * pow_scalar_float({x}, {m1})", (g, x, m1))]
+                x = n[node.x]
+                return [(f"div_float({g}, {x})", (g, x))]
             case Tanh():
                 return [(f"{g} * ((1.0 - {v}) * (1.0 + {v}))", (g, v))]
             case Relu():  # torch threshold_backward, tested at run time

@@ -5,8 +5,9 @@ the node is built) and its derivative rule (``vjp``). A rule is written once,
 generic over the scalar type ``S``: the first-order sweep runs it on floats
 (fast, nothing recorded); a sweep whose result will be differentiated again
 runs it on nodes, so the derivative is itself a graph. Rules use only the
-operations nodes have (``+``, ``*``, ``Pow``, ...), never ``/`` or ``math`` on
-``.value``, so the two instantiations give bit-identical numbers.
+operations nodes have (``+``, ``*``, `divide`, `power`, ...), never Python's
+``/`` on floats (it raises on zero) or ``math`` on ``.value``, so the two
+instantiations give bit-identical numbers.
 """
 
 from __future__ import annotations
@@ -155,17 +156,15 @@ class _Arith:
         x = lift(other)
         return NotImplemented if x is None else _mul(x, self)
 
+    # One IEEE division, as torch.div: `x * (1 / y)` rounds twice, and `1 / y`
+    # overflows for a subnormal y (then 0 / 1e-310 would be nan, not 0).
     def __truediv__(self, other: float | Node) -> Node:
         y = other if isinstance(other, _Arith) else lift(other)
-        if y is None:
-            return NotImplemented
-        if type(y) is Const:  # fold 1/c: the same value and gradient as Pow(c, -1), two nodes fewer
-            return _mul(self, _const(pow_scalar_float(y.value, -1.0)))
-        return _mul(self, _pow(y, MINUS_ONE))
+        return NotImplemented if y is None else _div(self, y)
 
     def __rtruediv__(self, other: float) -> Node:
         x = lift(other)
-        return NotImplemented if x is None else _mul(x, _pow(self, MINUS_ONE))
+        return NotImplemented if x is None else _div(x, self)
 
     def __pow__(self, other: float | Node) -> Node:
         y = other if isinstance(other, _Arith) else lift(other)
@@ -310,6 +309,40 @@ class Mul(_Arith):
 
 @final
 @attrs.frozen(eq=False)
+class Div(_Arith):
+    """x / y, one IEEE division; derivatives 1/y and -(x/y)/y, in PyTorch's order.
+
+    torch's ``div_tensor_self_backward`` is ``g / y`` and ``div_tensor_other_backward``
+    is ``-g * ((x / y) / y)``: two divisions, never ``y * y`` (which overflows for
+    ``|y| > 1.34e154``, where ``-(x / y) / y`` is still finite).
+    """
+
+    x: Node = attrs.field(repr=False)
+    y: Node = attrs.field(repr=False)
+    value: float = attrs.field(init=False)
+
+    @value.default
+    def _forward(self) -> float:
+        v = div_float(self.x.value, self.y.value)
+        if v != v:
+            produced_nan(self)
+        return v
+
+    def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S, S]:
+        y = p(self.y)
+        return divide(g, y), -g * divide(p(self), y)  # x / y is this node's own value
+
+    def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
+        dx, dy = t.get(self.x), t.get(self.y)
+        if dy is None:
+            return None if dx is None else divide(dx, p(self.y))
+        # torch's forward formula for div.Tensor: (dx - dy * result) / y
+        ty = dy * p(self)
+        return divide(-ty if dx is None else dx - ty, p(self.y))
+
+
+@final
+@attrs.frozen(eq=False)
 class Pow(_Arith):
     """x ** y; derivatives y * x**(y-1) and x**y * log(x), PyTorch's special cases.
 
@@ -404,11 +437,11 @@ class Log(_Arith):
         return v
 
     def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S]:
-        return (g * power(p(self.x), -1.0),)
+        return (divide(g, p(self.x)),)  # torch: grad / self
 
     def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
         dx = t.get(self.x)
-        return None if dx is None else dx * power(p(self.x), -1.0)
+        return None if dx is None else divide(dx, p(self.x))
 
 
 @final
@@ -492,7 +525,7 @@ class Sigmoid(_Arith):
         return dx * (1.0 - s) * s
 
 
-Node: TypeAlias = Leaf | Const | Add | Mul | Pow | Exp | Log | Tanh | Relu | Sigmoid
+Node: TypeAlias = Leaf | Const | Add | Mul | Div | Pow | Exp | Log | Tanh | Relu | Sigmoid
 """The closed union of node classes: `match` on it is checked for exhaustiveness."""
 
 Scalar: TypeAlias = float | Node
@@ -507,7 +540,7 @@ Scalar: TypeAlias = float | Node
 _new = object.__new__
 on_build: Callable[[_Arith], None] | None = None
 """Set by `debug_nans()` while a block is open, to record where ops are built."""
-_B = TypeVar("_B", Add, Mul, Pow)
+_B = TypeVar("_B", Add, Mul, Div, Pow)
 _U = TypeVar("_U", Exp, Log, Tanh, Relu, Sigmoid)
 
 
@@ -554,11 +587,11 @@ def _slot_setter(cls: type, name: str) -> Callable[[object, object], None]:
 
 
 _set_const_value = _slot_setter(Const, "value")
-_add, _mul, _pow = _build2(Add), _build2(Mul), _build2(Pow)
+_add, _mul, _div, _pow = _build2(Add), _build2(Mul), _build2(Div), _build2(Pow)
 _exp, _log, _tanh = _build1(Exp), _build1(Log), _build1(Tanh)
 _relu, _sigmoid = _build1(Relu), _build1(Sigmoid)
 
-MINUS_ONE = Const(-1.0)  # shared by every `-x`, `x - y` and `x / y`: nodes are immutable
+MINUS_ONE = Const(-1.0)  # shared by every `-x` and `x - y`: nodes are immutable
 
 
 @overload
@@ -579,6 +612,17 @@ def power_var(x: Scalar, y: Scalar) -> Scalar:
     if isinstance(x, _Arith) or isinstance(y, _Arith):
         return _pow(_lift_scalar(x), _lift_scalar(y))
     return pow_float(x, y)
+
+
+@overload
+def divide(x: float, y: float) -> float: ...
+@overload
+def divide(x: Scalar, y: Scalar) -> Scalar: ...
+def divide(x: Scalar, y: Scalar) -> Scalar:
+    """``x / y`` inside a rule: IEEE division on floats, a `Div` node otherwise."""
+    if isinstance(x, _Arith) or isinstance(y, _Arith):
+        return _div(_lift_scalar(x), _lift_scalar(y))
+    return div_float(x, y)
 
 
 @overload
