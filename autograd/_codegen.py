@@ -39,6 +39,7 @@ from ._nodes import (
     pow_scalar_float,
     relu_float,
     sigmoid_float,
+    sigmoid_slope_near_zero,
 )
 from ._trace import toposort
 
@@ -53,6 +54,7 @@ _HELPERS: dict[str, object] = {
     "pow_scalar_float": pow_scalar_float,
     "relu_float": relu_float,
     "sigmoid_float": sigmoid_float,
+    "sigmoid_slope_near_zero": sigmoid_slope_near_zero,
     "tanh": math.tanh,
 }
 
@@ -213,12 +215,16 @@ class Program:
             case Log():
                 x = n[node.x]
                 return [(f"div_float({g}, {x})", (g, x))]
-            case Tanh():
-                return [(f"{g} * ((1.0 - {v}) * (1.0 + {v}))", (g, v))]
+            case Tanh():  # tanh_slope's choice, tested at run time
+                slope = f"(1.0 - {v} * {v} if -0.5 < {v} < 0.5 else (1.0 - {v}) * (1.0 + {v}))"
+                return [(f"{g} * {slope}", (g, v))]
             case Relu():  # torch threshold_backward, tested at run time
                 return [(f"0.0 if {v} <= 0.0 else {g}", (g, v))]
-            case Sigmoid():
-                return [(f"{g} * (1.0 - {v}) * {v}", (g, v))]
+            case Sigmoid():  # the rule's choice by the input, tested at run time
+                x = n[node.x]
+                near = f"{g} * sigmoid_slope_near_zero({x})"
+                far = f"{g} * (1.0 - {v}) * {v}"
+                return [(f"{near} if 0.0 < abs({x}) < 0.5 else {far}", (g, x, v))]
             case _:
                 assert_never(node)
 

@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable
 from fractions import Fraction
 
+import mpmath
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -402,3 +403,73 @@ def test_mean_is_one_division_by_the_count() -> None:
     xs = [1.0, 2.0, 4.0]
     assert ag.mean(xs) == 2.3333333333333335  # torch.mean; 7 * (1 / 3) is 2.333333333333333
     assert as_node(ag.mean([Leaf(x) for x in xs])).value == ag.mean(xs)
+
+
+# --- second derivatives near 0 and at large magnitudes (NUMERICS.md section 9) --------
+# (case, f, x, exact): the exact column, stable closed forms checked against mpmath
+SECOND_NEAR_ZERO: list[tuple[str, Unary, float, float]] = [
+    ("tanh''(1e-12)", ag.tanh, 1e-12, -2e-12),
+    ("tanh''(1e-08)", ag.tanh, 1e-08, -1.9999999999999997e-08),
+    ("tanh''(-3e-06)", ag.tanh, -3e-06, 5.999999999928e-06),
+    ("tanh''(1e-200)", ag.tanh, 1e-200, -2e-200),
+    ("sigmoid''(1e-12)", ag.sigmoid, 1e-12, -1.25e-13),
+    ("sigmoid''(1e-08)", ag.sigmoid, 1e-08, -1.25e-09),
+    ("sigmoid''(-3e-06)", ag.sigmoid, -3e-06, 3.7499999999887504e-07),
+    ("sigmoid''(1e-200)", ag.sigmoid, 1e-200, -1.25e-201),
+    ("exp''(1e-12)", ag.exp, 1e-12, 1.000000000001),
+    ("exp''(1e-08)", ag.exp, 1e-08, 1.00000001),
+    ("exp''(-3e-06)", ag.exp, -3e-06, 0.9999970000045),
+    ("exp''(1e-200)", ag.exp, 1e-200, 1.0),
+    ("log''(1e-300)", ag.log, 1e-300, -INF),
+    ("log''(1e+160)", ag.log, 1e160, -1e-320),
+    ("log''(1e+200)", ag.log, 1e200, -0.0),
+]
+
+
+@pytest.mark.parametrize(
+    ("f", "x", "exact"), [r[1:] for r in SECOND_NEAR_ZERO], ids=[r[0] for r in SECOND_NEAR_ZERO]
+)
+def test_second_derivatives_match_the_exact_value(f: Unary, x: float, exact: float) -> None:
+    assert same(second_derivative(f)(x), exact, ulps=2)
+    assert same(ag.hessian(f)(x), exact, ulps=2)  # forward over reverse: the same rules
+
+
+def _exact_second(name: str, x: float) -> float:
+    with mpmath.workdps(60):
+        v = mpmath.mpf(x)
+        if name == "tanh":
+            y = mpmath.tanh(v)
+            return float(-2 * y * (1 - y * y))
+        s = 1 / (1 + mpmath.exp(-v))
+        return float(-s * (1 - s) * mpmath.tanh(v / 2))  # 1 - 2s without cancelling
+
+
+@pytest.mark.parametrize(("name", "f"), [("tanh", ag.tanh), ("sigmoid", ag.sigmoid)])
+@given(x=st.floats(-0.5, 0.5) | st.floats(-1e-8, 1e-8))
+def test_second_derivative_near_zero_is_within_a_few_ulps_of_mpmath(
+    name: str, f: Unary, x: float
+) -> None:
+    # the (1 - y)(1 + y) and s(1 - s) forms cancel here: 1843 ulps at 0.005, 0.0 at 1e-17
+    exact = _exact_second(name, x)
+    assert same(second_derivative(f)(x), exact, ulps=4) or abs(exact) < 1e-300
+
+
+@pytest.mark.parametrize("f", [ag.tanh, ag.sigmoid])
+@given(x=st.floats(-40.0, 40.0))
+def test_first_derivative_stays_within_two_ulps_of_torch_formula(f: Unary, x: float) -> None:
+    # torch: tanh' = fma(-y, y, 1), sigmoid' = (1 - s) * s from the output; the forms
+    # chosen near 0 for the second derivative move the first by at most 2 ulps
+    y = Fraction(f(x))
+    torch_form = float(1 - y * y) if f is ag.tanh else (1.0 - f(x)) * f(x)
+    assert same(ag.grad(f)(x), torch_form, ulps=2)
+
+
+def test_nested_grad_through_a_branching_rule_is_refused_by_jit_not_frozen() -> None:
+    # tanh's rule picks its form by value; a trace would freeze the pick, so jit refuses
+    def slope(x: float) -> Scalar:
+        return ag.grad(ag.tanh)(x)
+
+    with pytest.raises(TypeError, match=r"reads `\.value`"):
+        ag.jit(slope)(0.1)
+    fast = ag.jit(ag.grad(ag.tanh))  # the compiled rule tests the value at run time
+    assert [fast(x) for x in (0.1, 0.9, 19.0)] == [ag.grad(ag.tanh)(x) for x in (0.1, 0.9, 19.0)]
