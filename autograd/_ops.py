@@ -20,7 +20,9 @@ from ._nodes import (
     _relu,
     _sigmoid,
     _tanh,
+    as_float,
     exp_float,
+    int_to_float,
     log,
     relu_float,
     sigmoid_float,
@@ -41,7 +43,9 @@ def exp(x: Scalar) -> Scalar:
     >>> exp(0.0), exp(1000.0)
     (1.0, inf)
     """
-    return _exp(x) if isinstance(x, _Arith) else exp_float(x)
+    if isinstance(x, _Arith):
+        return _exp(x)
+    return exp_float(x if type(x) is float else as_float(x))
 
 
 @overload
@@ -56,7 +60,9 @@ def tanh(x: Scalar) -> Scalar:
     >>> tanh(0.0), tanh(1000.0)
     (0.0, 1.0)
     """
-    return _tanh(x) if isinstance(x, _Arith) else math.tanh(x)
+    if isinstance(x, _Arith):
+        return _tanh(x)
+    return math.tanh(x if type(x) is float else as_float(x))
 
 
 @overload
@@ -71,7 +77,9 @@ def relu(x: Scalar) -> Scalar:
     >>> relu(-2.0), relu(3.0)
     (0.0, 3.0)
     """
-    return _relu(x) if isinstance(x, _Arith) else relu_float(x)
+    if isinstance(x, _Arith):
+        return _relu(x)
+    return relu_float(x if type(x) is float else as_float(x))
 
 
 @overload
@@ -86,7 +94,9 @@ def sigmoid(x: Scalar) -> Scalar:
     >>> sigmoid(0.0), sigmoid(-1000.0)
     (0.5, 0.0)
     """
-    return _sigmoid(x) if isinstance(x, _Arith) else sigmoid_float(x)
+    if isinstance(x, _Arith):
+        return _sigmoid(x)
+    return sigmoid_float(x if type(x) is float else as_float(x))
 
 
 @overload
@@ -104,7 +114,8 @@ def sum(xs: Iterable[Scalar]) -> Scalar:
     >>> sum([1.0, 2.0, 3.0])
     6.0
     """
-    level: list[Scalar] = list(xs)
+    # ints as int_to_float makes them: float + 10**400 would raise OverflowError
+    level: list[Scalar] = [_num(x) for x in xs]
     if not level:
         return 0.0
     while len(level) > 1:
@@ -147,4 +158,10 @@ def dot(xs: Sequence[Scalar], ys: Sequence[Scalar]) -> Scalar:
     """
     if len(xs) != len(ys):
         raise ValueError(f"dot() needs sequences of equal length, got {len(xs)} and {len(ys)}")
-    return sum([x * y for x, y in zip(xs, ys, strict=True)])
+    return sum([_num(x) * _num(y) for x, y in zip(xs, ys, strict=True)])
+
+
+def _num(x: Scalar) -> Scalar:
+    """An item of `sum` or `dot`: an int as `int_to_float` makes it (10**400 * 1.0 raises)."""
+    v: object = x  # mypy counts an int as a float: test the runtime type
+    return int_to_float(v) if type(v) is int else x

@@ -473,3 +473,47 @@ def test_nested_grad_through_a_branching_rule_is_refused_by_jit_not_frozen() -> 
         ag.jit(slope)(0.1)
     fast = ag.jit(ag.grad(ag.tanh))  # the compiled rule tests the value at run time
     assert [fast(x) for x in (0.1, 0.9, 19.0)] == [ag.grad(ag.tanh)(x) for x in (0.1, 0.9, 19.0)]
+
+
+# --- Python ints: promoted as float(i) would, overflowing to ±inf -------------------
+
+INTS = st.integers(2**1023, 2**1100) | st.integers(-(2**1100), -(2**1023)) | st.integers()
+
+
+def _as_python_would(i: int) -> float:
+    """float(i), with a signed infinity where float() raises OverflowError."""
+    return float(i) if abs(i) < 2**1024 - 2**970 else INF if i > 0 else -INF
+
+
+@given(i=INTS)
+def test_ints_of_any_size_are_promoted_by_every_function(i: int) -> None:
+    f = _as_python_would(i)
+    for op in FUNCTIONS:
+        assert type(op(i)) is float
+        assert same(op(i), op(f)), op
+        assert same(ag.grad(op)(i), ag.grad(op)(f)), op
+    assert same(ag.sum([1.0, i]), 1.0 + f)
+    assert same(ag.sum([i, i]), f + f)
+    assert same(ag.mean([i]), f)
+    assert same(ag.dot([i], [2.0]), f * 2.0)
+    assert same(ag.dot([1.0, i], [i, 1]), f + f)
+
+
+@given(i=INTS)
+def test_a_function_returning_an_int_of_any_size_under_a_transform(i: int) -> None:
+    def const(x: Scalar) -> Scalar:
+        return i
+
+    f = _as_python_would(i)
+    value, g = ag.value_and_grad(const)(1.0)
+    assert (same(value, f), g) == (True, 0.0)
+    assert ag.grad(const)(1.0) == 0.0
+    assert same(ag.jvp(const, (1.0,), (1.0,))[0], f)
+
+
+def test_huge_int_rows() -> None:
+    assert same(ag.exp(-(10**400)), 0.0)  # was inf
+    assert same(ag.sigmoid(10**400), 1.0)  # was 0.0
+    assert same(ag.tanh(-(10**400)), -1.0)  # raised OverflowError
+    assert same(ag.log(10**400), INF)  # was 921.03: math.log reads the int exactly
+    assert same(ag.relu(10**400), INF)  # returned the int
