@@ -18,6 +18,7 @@ from ._jacobian import vjp as vjp
 from ._jit import jit as jit
 from ._nodes import Add as Add
 from ._nodes import Const as Const
+from ._nodes import Div as Div
 from ._nodes import Exp as Exp
 from ._nodes import Leaf as Leaf
 from ._nodes import Log as Log

@@ -24,6 +24,7 @@ from ._nodes import (
     VARIABLE_ONE,
     Add,
     Const,
+    Div,
     Exp,
     Leaf,
     Log,
@@ -33,12 +34,14 @@ from ._nodes import (
     Relu,
     Sigmoid,
     Tanh,
+    div_float,
     exp_float,
     log_float,
     pow_float,
     pow_scalar_float,
     relu_float,
     sigmoid_float,
+    sigmoid_slope_near_zero,
 )
 from ._trace import toposort
 
@@ -46,12 +49,14 @@ CHUNK = 20_000
 """Statements per generated function: CPython compiles very long functions slowly."""
 
 _HELPERS: dict[str, object] = {
+    "div_float": div_float,
     "exp_float": exp_float,
     "log_float": log_float,
     "pow_float": pow_float,
     "pow_scalar_float": pow_scalar_float,
     "relu_float": relu_float,
     "sigmoid_float": sigmoid_float,
+    "sigmoid_slope_near_zero": sigmoid_slope_near_zero,
     "tanh": math.tanh,
 }
 
@@ -138,6 +143,9 @@ class Program:
             case Mul():
                 x, y = n[node.x], n[node.y]
                 self.emit(v, f"{x} * {y}", (x, y))
+            case Div():
+                x, y = n[node.x], n[node.y]
+                self.emit(v, f"div_float({x}, {y})", (x, y))
             case Pow():
                 x, y = n[node.x], n[node.y]
                 if node in self.floats or (node.y not in self.floats and type(node.y) is not Const):
@@ -218,19 +226,29 @@ class Program:
             case Mul():
                 x, y = n[node.x], n[node.y]
                 return [(f"{g} * {y}", (g, y)), (f"{g} * {x}", (g, x))]
+            case Div():  # g / y and -g * ((x / y) / y), x / y being this node's value
+                y = n[node.y]
+                return [
+                    (f"div_float({g}, {y})", (g, y)),
+                    (f"-{g} * div_float({v}, {y})", (g, v, y)),
+                ]
             case Pow():
                 return self._pow_rule(node, g)
             case Exp():
                 return [(f"{g} * {v}", (g, v))]
             case Log():
-                x, m1 = n[node.x], self.const(-1.0)
-                return [(f"{g} * pow_scalar_float({x}, {m1})", (g, x, m1))]
-            case Tanh():
-                return [(f"{g} * ((1.0 - {v}) * (1.0 + {v}))", (g, v))]
+                x = n[node.x]
+                return [(f"div_float({g}, {x})", (g, x))]
+            case Tanh():  # tanh_slope's choice, tested at run time
+                slope = f"(1.0 - {v} * {v} if -0.5 < {v} < 0.5 else (1.0 - {v}) * (1.0 + {v}))"
+                return [(f"{g} * {slope}", (g, v))]
             case Relu():  # torch threshold_backward, tested at run time
                 return [(f"0.0 if {v} <= 0.0 else {g}", (g, v))]
-            case Sigmoid():
-                return [(f"{g} * (1.0 - {v}) * {v}", (g, v))]
+            case Sigmoid():  # the rule's choice by the input, tested at run time
+                x = n[node.x]
+                near = f"{g} * sigmoid_slope_near_zero({x})"
+                far = f"{g} * (1.0 - {v}) * {v}"
+                return [(f"{near} if 0.0 < abs({x}) < 0.5 else {far}", (g, x, v))]
             case _:
                 assert_never(node)
 

@@ -35,9 +35,11 @@ def debug_nans() -> Iterator[None]:
     """Raise `FloatingPointError` at the first op that turns non-nan inputs into nan.
 
     Scoped to the current thread or `contextvars` context: other threads
-    keep running unchecked. Forward rules and reverse sweeps are checked;
-    the error names the op, its input values, the direction (forward or
-    backward) and the user's source line that built the node.
+    keep running unchecked. Forward rules, the public functions called on
+    plain floats (``log(-1.0)``, ``sum([inf, -inf])``) and reverse sweeps are
+    checked; the error names the op, its input values, the direction
+    (forward or backward) and the user's source line that built the node or
+    made the call.
 
     Raises:
         FloatingPointError: (inside the block) at the first nan an op creates.
@@ -142,14 +144,27 @@ def _fmt(values: Sequence[float]) -> str:
 
 def forward_nan(node: object) -> None:
     """Raise if debugging and ``node`` (being built) made nan from non-nan inputs."""
-    if debug_sites.get() is None:
-        return
-    ins = [x.value for x in parents(node)]  # type: ignore[arg-type]  # only nodes call this
+    if debug_sites.get() is not None:
+        ins = [x.value for x in parents(node)]  # type: ignore[arg-type]  # only nodes call this
+        _raise_forward(type(node).__name__, ins, "")
+
+
+def float_nan(op: str, inputs: Sequence[float]) -> None:
+    """Raise if debugging and a public function on floats made nan from non-nan ``inputs``.
+
+    ``op`` is the name of the node class the same call on nodes would build,
+    so both report alike.
+    """
+    if debug_sites.get() is not None:
+        _raise_forward(op, inputs, " (on floats)")
+
+
+def _raise_forward(op: str, ins: Sequence[float], where: str) -> None:
     if any(v != v for v in ins):
         return  # the nan came in with an input
     word = "input" if len(ins) == 1 else "inputs"
     raise FloatingPointError(
-        f"debug_nans: {type(node).__name__} produced nan in the forward pass from "
+        f"debug_nans: {op} produced nan in the forward pass{where} from "
         f"{word} ({_fmt(ins)}) at {_describe_site(_user_frame())}"
     )
 

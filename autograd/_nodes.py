@@ -5,8 +5,9 @@ the node is built) and its derivative rule (``vjp``). A rule is written once,
 generic over the scalar type ``S``: the first-order sweep runs it on floats
 (fast, nothing recorded); a sweep whose result will be differentiated again
 runs it on nodes, so the derivative is itself a graph. Rules use only the
-operations nodes have (``+``, ``*``, ``Pow``, ...), never ``/`` or ``math`` on
-``.value``, so the two instantiations give bit-identical numbers.
+operations nodes have (``+``, ``*``, `divide`, `power`, ...), never Python's
+``/`` on floats (it raises on zero) or ``math`` on ``.value``, so the two
+instantiations give bit-identical numbers.
 """
 
 from __future__ import annotations
@@ -99,7 +100,18 @@ def exp_float(x: float) -> float:
     try:
         return math.exp(x)
     except OverflowError:
-        return _INF
+        return _INF if x > 0.0 else 0.0  # x < 0 only for an int beyond float range
+
+
+def as_float(x: float) -> float:
+    """A public function's float argument: an ``int`` as `int_to_float` makes it.
+
+    ``math`` converts ints itself but raises `OverflowError` beyond float range
+    (``math.tanh(10**400)``) or keeps their exactness (``math.log(10**400)`` is
+    finite, where ``log(Leaf(10**400))`` is ``log(inf)``); callers test
+    ``type(x) is float`` first, so floats pay one comparison.
+    """
+    return int_to_float(x) if isinstance(x, int) else x
 
 
 def log_float(x: float) -> float:
@@ -160,17 +172,15 @@ class _Arith:
         x = lift(other)
         return NotImplemented if x is None else _mul(x, self)
 
+    # One IEEE division, as torch.div: `x * (1 / y)` rounds twice, and `1 / y`
+    # overflows for a subnormal y (then 0 / 1e-310 would be nan, not 0).
     def __truediv__(self, other: float | Node) -> Node:
         y = other if isinstance(other, _Arith) else lift(other)
-        if y is None:
-            return NotImplemented
-        if type(y) is Const:  # fold 1/c: the same value and gradient as Pow(c, -1), two nodes fewer
-            return _mul(self, _const(pow_scalar_float(y.value, -1.0)))
-        return _mul(self, _pow(y, MINUS_ONE))
+        return NotImplemented if y is None else _div(self, y)
 
     def __rtruediv__(self, other: float) -> Node:
         x = lift(other)
-        return NotImplemented if x is None else _mul(x, _pow(self, MINUS_ONE))
+        return NotImplemented if x is None else _div(x, self)
 
     def __pow__(self, other: float | Node) -> Node:
         y = other if isinstance(other, _Arith) else lift(other)
@@ -462,6 +472,40 @@ class Mul(_Arith):
 
 @final
 @attrs.frozen(eq=False)
+class Div(_Arith):
+    """x / y, one IEEE division; derivatives 1/y and -(x/y)/y, in PyTorch's order.
+
+    torch's ``div_tensor_self_backward`` is ``g / y`` and ``div_tensor_other_backward``
+    is ``-g * ((x / y) / y)``: two divisions, never ``y * y`` (which overflows for
+    ``|y| > 1.34e154``, where ``-(x / y) / y`` is still finite).
+    """
+
+    x: Node = attrs.field(repr=False, converter=_input)
+    y: Node = attrs.field(repr=False, converter=_input)
+    value: float = attrs.field(init=False)
+
+    @value.default
+    def _forward(self) -> float:
+        v = div_float(self.x.value, self.y.value)
+        if v != v:
+            produced_nan(self)
+        return v
+
+    def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S, S]:
+        y = p(self.y)
+        return divide(g, y), -g * divide(p(self), y)  # x / y is this node's own value
+
+    def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
+        dx, dy = t.get(self.x), t.get(self.y)
+        if dy is None:
+            return None if dx is None else divide(dx, p(self.y))
+        # torch's forward formula for div.Tensor: (dx - dy * result) / y
+        ty = dy * p(self)
+        return divide(-ty if dx is None else dx - ty, p(self.y))
+
+
+@final
+@attrs.frozen(eq=False)
 class Pow(_Arith):
     """x ** y; derivatives y * x**(y-1) and x**y * log(x), PyTorch's special cases.
 
@@ -556,17 +600,17 @@ class Log(_Arith):
         return v
 
     def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S]:
-        return (g * power(p(self.x), -1.0),)
+        return (divide(g, p(self.x)),)  # torch: grad / self
 
     def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
         dx = t.get(self.x)
-        return None if dx is None else dx * power(p(self.x), -1.0)
+        return None if dx is None else divide(dx, p(self.x))
 
 
 @final
 @attrs.frozen(eq=False)
 class Tanh(_Arith):
-    """tanh(x); derivative (1 - y)(1 + y) with y = tanh(x), exactly 0 once saturated."""
+    """tanh(x); derivative 1 - y*y with y = tanh(x) (see `tanh_slope`), exactly 0 once saturated."""
 
     x: Node = attrs.field(repr=False, converter=_input)
     value: float = attrs.field(init=False)
@@ -579,17 +623,11 @@ class Tanh(_Arith):
         return v
 
     def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S]:
-        y = p(self)
-        # torch computes 1 - y*y with one rounding (an fma); two roundings of 1 - y*y
-        # lose up to 3e7 ulps near saturation, (1 - y)(1 + y) stays within 1 ulp of it
-        return (g * ((1.0 - y) * (1.0 + y)),)
+        return (g * tanh_slope(p(self), self.value),)
 
     def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
         dx = t.get(self.x)
-        if dx is None:
-            return None
-        y = p(self)
-        return dx * ((1.0 - y) * (1.0 + y))  # the vjp's form, so both modes agree bit for bit
+        return None if dx is None else dx * tanh_slope(p(self), self.value)
 
 
 @final
@@ -620,7 +658,7 @@ class Relu(_Arith):
 @final
 @attrs.frozen(eq=False)
 class Sigmoid(_Arith):
-    """1 / (1 + exp(-x)); derivative s * (1 - s), from the output s."""
+    """1 / (1 + exp(-x)); derivative s * (1 - s) from the output s (tanh'(x/2)/4 near 0)."""
 
     x: Node = attrs.field(repr=False, converter=_input)
     value: float = attrs.field(init=False)
@@ -633,6 +671,8 @@ class Sigmoid(_Arith):
         return v
 
     def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S]:
+        if 0.0 < abs(self.x.value) < 0.5:  # at 0: torch's form, for its +0.0 sigmoid''
+            return (g * sigmoid_slope_near_zero(p(self.x)),)
         s = p(self)
         return (g * (1.0 - s) * s,)  # torch sigmoid_backward's order of operations
 
@@ -640,11 +680,13 @@ class Sigmoid(_Arith):
         dx = t.get(self.x)
         if dx is None:
             return None
+        if 0.0 < abs(self.x.value) < 0.5:  # at 0: torch's form, for its +0.0 sigmoid''
+            return dx * sigmoid_slope_near_zero(p(self.x))
         s = p(self)
         return dx * (1.0 - s) * s
 
 
-Node: TypeAlias = Leaf | Const | Add | Mul | Pow | Exp | Log | Tanh | Relu | Sigmoid
+Node: TypeAlias = Leaf | Const | Add | Mul | Div | Pow | Exp | Log | Tanh | Relu | Sigmoid
 """The closed union of node classes: `match` on it is checked for exhaustiveness."""
 
 Scalar: TypeAlias = float | Node
@@ -659,7 +701,7 @@ Scalar: TypeAlias = float | Node
 _new = object.__new__
 on_build: Callable[[_Arith], None] | None = None
 """Set by `debug_nans()` while a block is open, to record where ops are built."""
-_B = TypeVar("_B", Add, Mul, Pow)
+_B = TypeVar("_B", Add, Mul, Div, Pow)
 _U = TypeVar("_U", Exp, Log, Tanh, Relu, Sigmoid)
 
 
@@ -706,11 +748,11 @@ def _slot_setter(cls: type, name: str) -> Callable[[object, object], None]:
 
 
 _set_const_value = _slot_setter(Const, "value")
-_add, _mul, _pow = _build2(Add), _build2(Mul), _build2(Pow)
+_add, _mul, _div, _pow = _build2(Add), _build2(Mul), _build2(Div), _build2(Pow)
 _exp, _log, _tanh = _build1(Exp), _build1(Log), _build1(Tanh)
 _relu, _sigmoid = _build1(Relu), _build1(Sigmoid)
 
-MINUS_ONE = Const(-1.0)  # shared by every `-x`, `x - y` and `x / y`: nodes are immutable
+MINUS_ONE = Const(-1.0)  # shared by every `-x` and `x - y`: nodes are immutable
 VARIABLE_ONE = Const(1.0)
 """A transform's variable for a node it is given is ``Mul(node, VARIABLE_ONE)``: `jit` reads
 this mark to know the variable is a node in the eager call, whatever its input is."""
@@ -737,6 +779,17 @@ def power_var(x: Scalar, y: Scalar) -> Scalar:
 
 
 @overload
+def divide(x: float, y: float) -> float: ...
+@overload
+def divide(x: Scalar, y: Scalar) -> Scalar: ...
+def divide(x: Scalar, y: Scalar) -> Scalar:
+    """``x / y`` inside a rule: IEEE division on floats, a `Div` node otherwise."""
+    if isinstance(x, _Arith) or isinstance(y, _Arith):
+        return _div(_lift_scalar(x), _lift_scalar(y))
+    return div_float(x, y)
+
+
+@overload
 def log(x: float) -> float: ...
 @overload
 def log(x: Node) -> Node: ...
@@ -744,7 +797,42 @@ def log(x: Node) -> Node: ...
 def log(x: Scalar) -> Scalar: ...
 def log(x: Scalar) -> Scalar:
     """Natural logarithm of a float or a node (IEEE: ``log(0.0) == -inf``)."""
-    return _log(x) if isinstance(x, _Arith) else log_float(x)
+    if isinstance(x, _Arith):
+        return _log(x)
+    return log_float(x if type(x) is float else as_float(x))
+
+
+@overload
+def tanh_slope(y: float, v: float) -> float: ...
+@overload
+def tanh_slope(y: Scalar, v: float) -> Scalar: ...
+def tanh_slope(y: Scalar, v: float) -> Scalar:
+    """The derivative of tanh from its output ``y`` (value ``v``), in a form chosen by ``v``.
+
+    torch computes ``1 - y*y`` with one rounding (a fused multiply-add). Two
+    roundings lose up to 3e7 ulps of it near saturation, where ``(1 - y)(1 + y)``
+    stays within 1 ulp; but differentiated, ``(1 - y)(1 + y)`` gives
+    ``(1 - y) - (1 + y)``, which cancels near 0 (tanh''(1e-12) was
+    -2.00007e-12, and 0.0 below 1e-16), where ``1 - y*y`` gives ``-2y`` exactly.
+    For ``|y| < 0.5`` both forms are within 1 ulp of the fused one.
+    """
+    return 1.0 - y * y if -0.5 < v < 0.5 else (1.0 - y) * (1.0 + y)
+
+
+@overload
+def sigmoid_slope_near_zero(x: float) -> float: ...
+@overload
+def sigmoid_slope_near_zero(x: Scalar) -> Scalar: ...
+def sigmoid_slope_near_zero(x: Scalar) -> Scalar:
+    """sigmoid'(x) for ``|x| < 0.5``, as ``tanh'(x / 2) / 4``.
+
+    torch's ``s * (1 - s)`` differentiates to ``1 - 2s``, which cancels near 0:
+    sigmoid''(1e-12) is -1.25011e-13 there (exact: -1.25e-13), 27 ulps off at
+    0.1 and 8 at 0.25. This form's derivative has no cancellation; its value is
+    within 1 ulp of the exact one, and so within 2 ulps of torch's.
+    """
+    t = _tanh(x * 0.5) if isinstance(x, _Arith) else math.tanh(x * 0.5)
+    return 0.25 * (1.0 - t * t)
 
 
 def _lift_scalar(v: Scalar) -> Node:

@@ -7,7 +7,7 @@ from contextvars import ContextVar
 from operator import attrgetter
 from typing import assert_never, cast
 
-from ._nodes import Add, Const, Exp, Leaf, Log, Mul, Node, Pow, Relu, S, Sigmoid, Tanh
+from ._nodes import Add, Const, Div, Exp, Leaf, Log, Mul, Node, Pow, Relu, S, Sigmoid, Tanh
 
 nesting: ContextVar[int] = ContextVar("autograd_nesting", default=0)
 """How many transforms are tracing their function in this context. Non-zero means
@@ -25,7 +25,7 @@ debug_sites: ContextVar[MutableMapping[Node, tuple[str, int]] | None] = ContextV
 def parents(node: Node) -> tuple[Node, ...]:
     """The inputs of ``node``, in field order."""
     match node:
-        case Add() | Mul() | Pow():
+        case Add() | Mul() | Div() | Pow():
             return (node.x, node.y)
         case Exp() | Log() | Tanh() | Relu() | Sigmoid():
             return (node.x,)

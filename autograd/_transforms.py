@@ -14,7 +14,7 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Concatenate, Literal, ParamSpec, Protocol, TypeVar, overload
 
-from ._nodes import VARIABLE_ONE, Const, Leaf, Mul, Node, Scalar, _Arith
+from ._nodes import VARIABLE_ONE, Const, Leaf, Mul, Node, Scalar, _Arith, int_to_float
 from ._pytree import TreeDef, flatten, flatten_any, paths, unflatten
 from ._trace import backward, float_view, nesting, node_view
 
@@ -322,8 +322,10 @@ class _ValueAndGrad:
             result, aux = result
         if isinstance(result, _Arith):
             return result, aux  # type: ignore[return-value]  # every _Arith is a Node
-        if type(result) is not bool and isinstance(result, int | float):
-            return float(result), aux
+        if isinstance(result, float):
+            return float(result), aux  # numpy.float64 and other subclasses: a plain float
+        if type(result) is not bool and isinstance(result, int):
+            return int_to_float(result), aux  # float(10**400) would raise OverflowError
         raise TypeError(
             f"{self.name}() needs the function to return a scalar (a float or a Node), "
             f"got {_describe(result)}; for several outputs use jacobian()"

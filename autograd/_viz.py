@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import assert_never
 
-from ._nodes import Add, Const, Exp, Leaf, Log, Mul, Node, Pow, Relu, Sigmoid, Tanh, _Arith
+from ._nodes import Add, Const, Div, Exp, Leaf, Log, Mul, Node, Pow, Relu, Sigmoid, Tanh, _Arith
 from ._trace import parents
 
 MAX_NODES = 500
@@ -30,6 +30,8 @@ def op_label(node: Node) -> str:
             return "+"
         case Mul():
             return "*"
+        case Div():
+            return "/"
         case Pow():
             return "**"
         case Exp():

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import contextvars
 import math
+import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import pytest
 
@@ -184,3 +185,57 @@ def test_jitted_code_is_checked_inside_debug_nans() -> None:
     value, slope = fast(1.0)  # compiled again after the block: nan, unchecked
     assert math.isnan(value)
     assert slope == -1.0
+
+
+INF = math.inf
+
+
+@pytest.mark.parametrize(
+    ("call", "op", "inputs"),
+    [
+        (lambda: ag.log(-1.0), "Log", r"input \(-1\.0\)"),
+        (lambda: ag.log(-(10**400)), "Log", r"input \(-inf\)"),  # promoted
+        (lambda: ag.sum([1.0, INF, -INF]), "Add", r"inputs \(inf, -inf\)"),
+        (
+            lambda: ag.mean([2.0, -INF, 1.0, INF]),
+            "Add",
+            r"inputs \(1\.0, inf\)|inputs \(-inf, inf\)",
+        ),
+        (lambda: ag.dot([1.0, INF], [2.0, 0.0]), "Mul", r"inputs \(inf, 0\.0\)"),
+        (lambda: ag.sum([ag.Leaf(1.0), INF, -INF]), "Add", r"inputs \(inf, -inf\)"),
+    ],
+)
+def test_public_functions_on_plain_floats_are_checked(
+    call: Callable[[], Scalar], op: str, inputs: str
+) -> None:
+    assert _is_nan(call())  # silently nan without debug_nans
+    with ag.debug_nans(), pytest.raises(FloatingPointError) as info:
+        call()
+    message = str(info.value)
+    assert f"debug_nans: {op} produced nan in the forward pass" in message
+    assert re.search(inputs, message), message
+    assert "test_debug.py" in message
+
+
+def test_float_call_names_the_users_line() -> None:
+    def loss(w: float) -> float:
+        return ag.log(w - 2.0) * 3.0  # the line named
+
+    with ag.debug_nans(), pytest.raises(FloatingPointError) as info:
+        loss(1.0)
+    assert "return ag.log(w - 2.0) * 3.0  # the line named" in str(info.value)
+    assert __file__ in str(info.value)
+
+
+def test_nan_that_comes_in_with_a_float_input_is_not_reported() -> None:
+    with ag.debug_nans():
+        for f in (ag.exp, ag.log, ag.tanh, ag.relu, ag.sigmoid):
+            assert math.isnan(f(math.nan))
+        assert math.isnan(ag.sum([math.nan, 1.0]))
+        assert math.isnan(ag.dot([math.nan], [0.0]))
+        assert ag.log(0.0) == -INF  # not nan: no report
+
+
+def _is_nan(v: Scalar) -> bool:
+    x = v.value if isinstance(v, ag.Leaf | ag.Const | ag.Add | ag.Mul) else v
+    return isinstance(x, float) and math.isnan(x)

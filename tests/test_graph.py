@@ -16,9 +16,9 @@ import pytest
 
 import autograd as ag
 import autograd._trace as trace
-from autograd import Add, Const, Exp, Leaf, Log, Mul, Node, Pow, Relu, Scalar, Sigmoid, Tanh
+from autograd import Add, Const, Div, Exp, Leaf, Log, Mul, Node, Pow, Relu, Scalar, Sigmoid, Tanh
 
-NODE_CLASSES = (Leaf, Const, Add, Mul, Pow, Exp, Log, Tanh, Relu, Sigmoid)
+NODE_CLASSES = (Leaf, Const, Add, Mul, Div, Pow, Exp, Log, Tanh, Relu, Sigmoid)
 
 
 def test_grad_of_million_node_chain() -> None:

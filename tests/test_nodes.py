@@ -13,7 +13,7 @@ import attrs
 import pytest
 
 import autograd as ag
-from autograd import Add, Const, Exp, Leaf, Log, Mul, Node, Pow, Relu, Scalar, Sigmoid, Tanh
+from autograd import Add, Const, Div, Exp, Leaf, Log, Mul, Node, Pow, Relu, Scalar, Sigmoid, Tanh
 from autograd._nodes import _Arith
 
 x, y = Leaf(3.0), Leaf(2.0)
@@ -22,6 +22,7 @@ EXAMPLES: list[Node] = [
     Const(1.5),
     Add(x, y),
     Mul(x, y),
+    Div(x, y),
     Pow(x, y),
     Exp(x),
     Log(x),
@@ -168,15 +169,17 @@ def test_power_with_constant_and_node_exponents() -> None:
     assert r.value == 27.0
 
 
-def test_division_by_a_number_folds_the_reciprocal() -> None:
+def test_division_is_one_div_node_whichever_side_the_number_is_on() -> None:
     a = Leaf(3.0)
-    d = a / 4.0
-    assert isinstance(d, Mul)
-    assert isinstance(d.y, Const)
-    assert d.y.value == 0.25
-    e = a / Leaf(4.0)
-    assert isinstance(e, Mul)
-    assert isinstance(e.y, Pow)  # x * y**-1
+    for d in (a / 4.0, a / Leaf(4.0), a / 4):
+        assert isinstance(d, Div)
+        assert (d.x, d.value) == (a, 0.75)
+    r = 3.0 / Leaf(4.0)
+    assert isinstance(r, Div)
+    assert type(r.x) is Const
+    assert r.value == 0.75
+    # one rounding, as torch.div: x * (1 / y) rounds twice and gives 0.30000000000000004
+    assert (Leaf(3.0) / Leaf(10.0)).value == 0.3
 
 
 def test_unsupported_operands_are_refused_by_python() -> None:

@@ -52,7 +52,7 @@ def arity(node: Node) -> int:
             return 0
         case ag.Exp() | ag.Log() | ag.Tanh() | ag.Relu() | ag.Sigmoid():
             return 1
-        case ag.Add() | ag.Mul() | ag.Pow():
+        case ag.Add() | ag.Mul() | ag.Div() | ag.Pow():
             return 2
         case _:
             assert_never(node)
