@@ -39,6 +39,7 @@ class _Tape:
         self.assign_bug = assign_bug
         self.values: list[float] = []
         self.edges: list[list[tuple[int, float]]] = []  # per node: (input, d node / d input)
+        self.memo: dict[int, int] = {}  # id of a (live) subexpression -> its tape entry
 
     def add(self, value: float, edges: list[tuple[int, float]]) -> int:
         self.values.append(value)
@@ -46,6 +47,14 @@ class _Tape:
         return len(self.values) - 1
 
     def build(self, e: Expr, env: dict[str, int]) -> int:
+        # a shared subexpression is one tape entry, as in the reference's graph: built twice,
+        # its two gradient paths would add up in another order (the sign of a zero differs)
+        done = self.memo.get(id(e))
+        if done is None:
+            done = self.memo[id(e)] = self._build(e, env)
+        return done
+
+    def _build(self, e: Expr, env: dict[str, int]) -> int:
         match e:
             case Num(value=v):
                 return self.add(v, [])
