@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import fractions
+import inspect
 import io
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -17,8 +20,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autograd._cli import main
-from autograd._expr import parse
+import autograd._demo
+from autograd._cli import build_parser, main
+from autograd._expr import MAX_SHOWN, Binary, ExprError, Var, parse
 from autograd._json import expr_from_tree
 
 README_EXPR = "((w1 - 1)**2 + (w2 - 5)**2) * 0.5"
@@ -164,11 +168,24 @@ HOSTILE: list[tuple[str, ...]] = [
     ("0x10 * x", "x=1"),
     ("07 * x", "x=1"),
     ("x", "x=1_000"),
-    ("x", "x=nan"),
-    ("x", "x=inf"),
+    ("x", "x=NaN"),
+    ("x", "x=Inf"),
+    ("x", "x=-nan"),
+    ("x", "x=+inf"),
+    ("x", "x=infinity"),
     ("x", "x=-Infinity"),
     ("x", "x=0x10"),
     ("x", "x=1e999"),
+    # literals float64 cannot hold: refused, not silently inf or 0
+    ("x", "x=1e-400"),
+    ("x", "x=-1e400"),
+    ("x", "x=2e-324"),
+    ("x * 1e400", "x=1"),
+    ("x * 1e-400", "x=1"),
+    ("x * 0.000000000000000000001e-310", "x=1"),
+    ("x * 1" + "0" * 309, "x=1"),
+    ("inf(x)", "x=1"),
+    ("x", "inf=1"),
     ("x", "x="),
     ("x", "x=\u0661"),  # an Arabic-Indic digit one: float() would take it
     ("x", "x=1", "x=2"),
@@ -355,3 +372,350 @@ def test_graph_refuses_an_unknown_file_type() -> None:
     assert done.returncode == 2
     assert ".svg" in done.stderr
     assert done.stderr.count("\n") == 1
+
+
+def _fails_cleanly(argv: list[str]) -> str:
+    """Run ``argv`` in-process; it must exit 2 with one line on stderr, which is returned."""
+    code, err = _main_quietly(argv)
+    assert code == 2, (argv[:3], err)
+    assert err.count("\n") == 1, err
+    assert err.endswith("\n"), err
+    return err
+
+
+# --- graph --out: refused before any work, or a sensible file ---
+
+
+@pytest.mark.parametrize(
+    ("out", "message"),
+    [
+        (".svg", r"--out '\.svg' has no name before \.svg: write e\.g\. graph\.svg"),
+        (".dot", r"no name before \.dot"),
+        (".PNG", r"no name before \.png"),
+        ("sub/.png", r"'sub/\.png' has no name before \.png"),
+        ("nosuch/g.dot", r"the folder 'nosuch' does not exist"),
+        ("nosuch/deeper/g.svg", r"the folder 'nosuch/deeper' does not exist"),
+        ("afile/g.dot", r"the folder 'afile' is not a folder"),
+        ("", r"--out is empty: give a file name"),
+        ("g.svg/", r"is a folder"),
+        ("sub", r"--out 'sub' is a folder"),
+        (".", r"is a folder"),
+        ("g.txt", r"use a \.dot, \.svg, \.png or \.pdf file name"),
+        ("g", r"use a \.dot"),
+        ("g\0.dot", r"NUL character"),
+    ],
+)
+def test_graph_out_is_checked_before_any_work(
+    out: str, message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "afile").write_text("keep")
+    # the output is checked first: a bad expression too would otherwise be reported
+    err = _fails_cleanly(["graph", "x *", "--out", out])
+    assert re.search(message, err), err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "sub"]
+    assert list((tmp_path / "sub").iterdir()) == []
+    assert (tmp_path / "afile").read_text() == "keep"
+
+
+def test_graph_writes_into_an_existing_folder_and_overwrites_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "g.GV").write_text("old")
+    code, err = _main_quietly(["graph", "x * x", "x=3", "--out", "sub/g.GV"])
+    assert code == 0, err
+    assert (tmp_path / "sub" / "g.GV").read_text().startswith("digraph autograd {")
+
+
+# --- nesting is real nesting: a flat sum of 2,000 terms parses ---
+
+
+def _last_line_of(argv: list[str]) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stderr(io.StringIO()):
+        assert main(argv, out=out) == 0
+    return out.getvalue().splitlines()[-1]
+
+
+@pytest.mark.parametrize("op", ["+", "-", "*", "/", "**"])
+def test_a_flat_chain_of_2000_parts_parses_and_2001_is_refused(op: str) -> None:
+    text = op.join(["x"] * 2000)
+    expr = parse(text)
+    for _ in range(1999):  # left-deep, except ** which groups to the right as in Python
+        assert isinstance(expr, Binary)
+        assert expr.op == op
+        term, expr = (expr.x, expr.y) if op == "**" else (expr.y, expr.x)
+        assert term == Var("x")
+    assert expr == Var("x")
+    with pytest.raises(ExprError, match=r"more than 2,000 numbers and names"):
+        parse(text + op + "x")
+
+
+def test_the_cli_differentiates_a_flat_sum_of_2000_terms() -> None:
+    text = "+".join(f"x{i % 7}*{i}" for i in range(1000))  # 2,000 numbers and names
+    assert _last_line_of(["grad", text, *(f"x{i}=1" for i in range(7))]).startswith("d/dx6 = ")
+    assert _last_line_of(["grad", " + ".join(["x"] * 2000), "x=1"]) == "d/dx = 2000.0"
+    assert _fails_cleanly(["grad", " + ".join(["x"] * 2001), "x=1"]).endswith(
+        "expression has more than 2,000 numbers and names\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("opening", "closing"),
+    [("(", ")"), ("-", ""), ("+", ""), ("exp(", ")"), ("-(", ")"), ("2 ** -", "")],
+)
+def test_nesting_of_100_levels_parses_and_101_is_refused(opening: str, closing: str) -> None:
+    per_level = 2 if opening == "-(" else 1  # a sign and a parenthesis are two levels
+    levels = 100 // per_level
+    parse(opening * levels + "x" + closing * levels)
+    with pytest.raises(ExprError, match=r"nested deeper than 100 levels"):
+        parse(opening * (levels + 1) + "x" + closing * (levels + 1))
+
+
+def test_deep_nesting_is_refused_fast_without_recursion() -> None:
+    # The parser keeps explicit stacks: it must work with almost no recursion headroom.
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack()) + 30)
+    try:
+        start = time.perf_counter()
+        for text in ("(" * 4_999 + "x" + ")" * 4_999, "-" * 9_999 + "x", "exp(" * 2_000):
+            with pytest.raises(ExprError, match=r"nested deeper than 100 levels"):
+                parse(text)
+        flat = parse(" + ".join(["x"] * 2_000))
+        power = parse(" ** ".join(["x"] * 2_000))
+        elapsed = time.perf_counter() - start
+    finally:
+        sys.setrecursionlimit(old)
+    assert elapsed < 0.5
+    assert isinstance(flat, Binary)
+    assert isinstance(power, Binary)
+
+
+# --- messages echo at most 40 characters of any user text, and a count ---
+
+HUGE = "y" * 130_000
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["grad", "x", f"{HUGE}=1"],  # a valid name, not in the expression
+        ["grad", HUGE, f"{HUGE}=1", f"{HUGE}=2"],  # given twice (checked before the value)
+        ["grad", "x", f"x={HUGE}"],
+        ["grad", "x", HUGE],
+        ["grad", "x", f"\u00e9{HUGE}=1"],
+        ["grad", "x", "x=1", f"--{HUGE}"],
+        [f"frob{HUGE}"],
+        ["graph", "x", "x=1", "--out", f"{HUGE}.txt"],
+        ["graph", "x", "x=1", "--out", f"{HUGE}/g.dot"],
+        ["demo", "--seed", f"1{'0' * 130_000}"],
+        ["grad", f"{HUGE[:5_000]} + 1e-400"],
+        ["grad", f"{HUGE[:5_000]} + sin(x)"],
+    ],
+    ids=lambda argv: " ".join(a[:8] for a in argv),
+)
+def test_messages_echo_a_few_characters_and_a_count(argv: list[str]) -> None:
+    err = _fails_cleanly(argv)
+    assert len(err) < 400, err[:400]
+    assert "y" * 121 not in err  # paths show 120 characters, other text 40
+    assert "0" * (MAX_SHOWN + 1) not in err
+
+
+def test_a_long_name_is_shown_cut_with_its_length() -> None:
+    err = _fails_cleanly(["grad", "x", f"{HUGE}=1"])
+    assert (
+        err
+        == f"autograd: '{HUGE[:40]}'... (130,000 characters) is not in the expression (it uses x)\n"
+    )
+    err = _fails_cleanly(["graph", "x", "x=1", "--out", f"{HUGE}.dot"])  # too long for the OS
+    assert err.startswith(f"autograd: --out '{HUGE[:120]}'... (130,004 characters): ")
+
+
+def test_a_long_list_of_missing_names_is_cut_with_a_count() -> None:
+    text = "+".join(f"x{i}" for i in range(300))
+    err = _fails_cleanly(["grad", text, "x0=1"])
+    assert err == "autograd: no value for x1, x2, x3, x4, x5 and 294 more: add x1=VALUE\n"
+    err = _fails_cleanly(["grad", text, "y=1"])
+    assert err.startswith(
+        "autograd: y is not in the expression (it uses x0, x1, x2, x3, x4 and 295 more)"
+    )
+
+
+def test_a_terminal_escape_in_an_argument_is_shown_escaped() -> None:
+    err = _fails_cleanly(["frob\x1b[2J"])
+    assert "\x1b" not in err
+    assert "\\x1b[2J" in err
+
+
+# --- literals: exactly the float64 the decimal spells, or a refusal naming it ---
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["x", "x=1e-400"], r"value 'x=1e-400' is too small for float64: it would round to 0"),
+        (["x", "x=-2e-324"], r"value 'x=-2e-324' is too small"),
+        (["x", "x=1e400"], r"value 'x=1e400' is beyond the float64 range"),
+        (["x", "x=1.8e308"], r"value 'x=1\.8e308' is beyond"),
+        (["x * 1e-400", "x=1"], r"number '1e-400' at column 5 is too small for float64"),
+        (["x * 1e400", "x=1"], r"number '1e400' at column 5 is beyond the float64 range"),
+        (["(x + 1.8e308)", "x=1"], r"number '1\.8e308' at column 6 is beyond"),
+        (["x", "x=NaN"], r"value 'x=NaN' is not a plain decimal number"),
+    ],
+)
+def test_literals_float64_cannot_hold_are_refused_by_name(argv: list[str], message: str) -> None:
+    assert re.search(message, _fails_cleanly(["grad", *argv]))
+
+
+@pytest.mark.parametrize(
+    ("value", "printed"),
+    [
+        ("0", "0.0"),
+        ("-0.0", "-0.0"),
+        ("0e-999", "0.0"),
+        ("-0e999", "-0.0"),
+        ("5e-324", "5e-324"),
+        ("-5e-324", "-5e-324"),
+        ("3e-324", "5e-324"),  # rounds up to the smallest subnormal: not zero
+        ("2.4703282292062328e-324", "5e-324"),  # just above half of it
+        ("1.7976931348623157e308", "1.7976931348623157e+308"),
+        ("inf", "inf"),
+        ("-inf", "-inf"),
+        ("nan", "nan"),
+    ],
+)
+def test_values_that_float64_holds_are_read_exactly(value: str, printed: str) -> None:
+    out = io.StringIO()
+    assert main(["grad", "x", f"x={value}"], out=out) == 0
+    assert out.getvalue().splitlines()[0] == f"value = {printed}"
+    assert _last_line_of(["grad", f"x * 0 + {value.lstrip('-')}", "x=1"]).startswith("d/dx")
+
+
+def test_inf_and_nan_are_constants_of_the_grammar() -> None:
+    assert _last_line_of(["grad", "tanh(x)", "x=inf"]) == "d/dx = 0.0"  # 1 - tanh(inf)**2
+    assert _last_line_of(["grad", "x * x", "x=nan"]) == "d/dx = nan"
+    out = io.StringIO()
+    assert main(["grad", "--json", "inf * x - nan", "x=-inf"], out=out) == 0
+    record = json.loads(out.getvalue())
+    assert record["expression"] == "inf * x - nan"
+    assert record["value"] == "nan"
+    assert record["gradients"] == {"x": "inf"}
+    assert repr(parse(record["expression"])) == repr(parse("inf*x-nan"))  # nan != nan
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    mantissa=st.from_regex(r"[0-9]{1,20}(\.[0-9]{0,20})?", fullmatch=True),
+    exponent=st.integers(-360, 330),
+)
+def test_a_literal_is_accepted_exactly_when_float64_holds_it(mantissa: str, exponent: int) -> None:
+    # Oracle: exact rational arithmetic (int / int rounds correctly; it raises on overflow).
+    text = f"{mantissa}e{exponent}"
+    exact = fractions.Fraction(text)
+    try:
+        nearest = exact.numerator / exact.denominator
+    except OverflowError:
+        nearest = math.inf
+    holds = math.isfinite(nearest) and (nearest != 0.0 or exact == 0)
+    for argv in (["grad", "x", f"x={text}"], ["grad", f"x * 0 + {text}", "x=1"]):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stderr(err):
+            code = main(argv, out=out)
+        if holds:
+            assert code == 0, err.getvalue()
+            assert out.getvalue().splitlines()[0] == f"value = {nearest!r}"
+        else:
+            assert code == 2
+            assert re.search(
+                r"is too small for float64|is beyond the float64 range", err.getvalue()
+            )
+
+
+# --- whole-number options: the check and the message agree, at both ends ---
+
+WHOLE_NUMBER_OPTIONS = [
+    ("demo", "--steps", 1, 100_000),
+    ("demo", "--seed", 0, 2**31 - 1),
+    ("demo", "--points", 2, 10_000),
+    ("demo", "--batch-size", 1, 10_000),
+    ("graph", "--max-nodes", 1, 100_000),
+]
+
+
+@pytest.mark.parametrize(("command", "option", "low", "high"), WHOLE_NUMBER_OPTIONS)
+def test_whole_number_options_take_exactly_the_range_their_message_states(
+    command: str, option: str, low: int, high: int
+) -> None:
+    parser = build_parser()
+    rest = ["x"] if command == "graph" else []
+    dest = option.lstrip("-").replace("-", "_")
+    for good in (low, high, (low + high) // 2):
+        assert getattr(parser.parse_args([command, *rest, option, str(good)]), dest) == good
+    assert getattr(parser.parse_args([command, *rest, option, f"+0{high}"]), dest) == high
+    for bad in (str(low - 1), str(high + 1), str(10 * high), "1.0", "1e3", "", "0x10", "9" * 25):
+        err = _fails_cleanly([command, *rest, option, bad])
+        assert f"argument {option}: expected a whole number from {low} to {high}, got " in err
+
+
+def test_the_seed_from_the_issue_is_accepted_and_trains() -> None:
+    out = io.StringIO()
+    argv = ["demo", "--seed", "1000000000", "--steps", "1", "--points", "2"]
+    with contextlib.redirect_stderr(io.StringIO()):
+        assert main(argv, out=out) == 0
+    assert "seed 1000000000" in out.getvalue()
+
+
+# --- demo --out: checked before any training ---
+
+
+@pytest.fixture
+def no_training(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("trained before checking --out")
+
+    monkeypatch.setattr(autograd._demo, "train", refuse)
+
+
+@pytest.mark.parametrize(
+    ("out", "message"),
+    [
+        ("", r"--out is empty: give a folder name such as demo-out"),
+        ("afile", r"--out 'afile': 'afile' is a file, not a folder"),
+        ("afile/sub/deeper", r"'afile' is a file, not a folder"),
+        ("x\0y", r"NUL character"),
+    ],
+)
+@pytest.mark.usefixtures("no_training")
+def test_demo_out_is_checked_before_training(
+    out: str, message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("keep")
+    assert re.search(message, _fails_cleanly(["demo", "--out", out]))
+    assert [p.name for p in tmp_path.iterdir()] == ["afile"]
+    assert (tmp_path / "afile").read_text() == "keep"
+
+
+@pytest.mark.usefixtures("no_training")
+def test_demo_out_in_a_folder_without_write_permission_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(os, "access", lambda path, mode: False)  # as root, nothing is denied
+    err = _fails_cleanly(["demo", "--out", str(tmp_path / "new")])
+    assert err.endswith(f"no permission to write in {str(tmp_path)!r}\n")
+
+
+def test_demo_out_makes_missing_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("matplotlib", reason="the PNG plots need the demo extra (matplotlib)")
+    target = tmp_path / "a" / "b"
+    out = io.StringIO()
+    with contextlib.redirect_stderr(io.StringIO()):
+        code = main(["demo", "--steps", "1", "--points", "2", "--out", str(target)], out=out)
+    assert code == 0
+    assert sorted(p.name for p in target.iterdir()) == [
+        "moons_decision_boundary.png",
+        "moons_loss.png",
+    ]
