@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import builtins
 import contextlib
 import fractions
 import inspect
@@ -13,17 +15,35 @@ import re
 import subprocess
 import sys
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import NoReturn
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import autograd._cli
 import autograd._demo
+import autograd._viz  # imported now: importing compiles, and the fuzz forbids compile
 from autograd._cli import build_parser, main
-from autograd._expr import MAX_SHOWN, Binary, ExprError, Var, parse
-from autograd._json import expr_from_tree
+from autograd._expr import (
+    FUNCTIONS,
+    MAX_SHOWN,
+    Binary,
+    BinaryOp,
+    Call,
+    Expr,
+    ExprError,
+    Neg,
+    Num,
+    Var,
+    names,
+    parse,
+)
+from autograd._json import expr_from_tree, reference
 
 README_EXPR = "((w1 - 1)**2 + (w2 - 5)**2) * 0.5"
 
@@ -719,3 +739,382 @@ def test_demo_out_makes_missing_folders(tmp_path: Path, monkeypatch: pytest.Monk
         "moons_decision_boundary.png",
         "moons_loss.png",
     ]
+
+
+# --- fuzzing in-process: every input works or is refused in one line; nothing is evaluated ---
+
+
+def _python_reading(text: str) -> Expr | None:
+    """Oracle: what Python's own parser makes of ``text`` within the grammar, or None.
+
+    The tests may use `ast` (the command may not): an independent reading of the
+    same grammar, for short inputs only, so its recursion is harmless.
+    """
+    text = re.sub(r"[\t\r\n]", " ", text).strip()  # the grammar's whitespace: any, anywhere
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return _from_ast(tree.body, text)
+
+
+_AST_OPS: dict[type[ast.operator], BinaryOp] = {
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.Pow: "**",
+}
+
+
+def _from_ast(node: ast.expr, text: str) -> Expr | None:
+    match node:
+        case ast.BinOp(left=left, op=op, right=right) if type(op) in _AST_OPS:
+            x, y = _from_ast(left, text), _from_ast(right, text)
+            return None if x is None or y is None else Binary(_AST_OPS[type(op)], x, y)
+        case ast.UnaryOp(op=ast.USub() | ast.UAdd() as op, operand=operand):
+            x = _from_ast(operand, text)
+            return x if x is None or isinstance(op, ast.UAdd) else Neg(x)
+        case ast.Call(func=ast.Name(id=fn), args=[arg], keywords=[]) if fn in FUNCTIONS:
+            x = None if isinstance(arg, ast.Starred) else _from_ast(arg, text)
+            return None if x is None else Call(fn, x)
+        case ast.Name(id="inf" | "nan" as name):
+            return Num(float(name))
+        case ast.Name(id=name) if name not in FUNCTIONS and not name.startswith("__"):
+            return Var(name)
+        case ast.Constant(value=int() | float()) if not isinstance(node.value, bool):
+            value = _oracle_decimal(ast.get_source_segment(text, node) or "")
+            return None if value is None else Num(value)
+        case _:
+            return None
+
+
+def _oracle_decimal(text: str) -> float | None:
+    """Oracle: the float64 nearest a decimal literal by exact rational arithmetic, or None
+    when it is no plain decimal, overflows, or is a non-zero number rounding to zero."""
+    if not re.fullmatch(r"[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?", text):
+        return None
+    exact = fractions.Fraction(text)
+    try:
+        nearest = exact.numerator / exact.denominator  # int / int rounds correctly
+    except OverflowError:
+        return None
+    if nearest == 0.0 and exact != 0:
+        return None
+    return -0.0 if nearest == 0.0 and text.startswith("-") else nearest
+
+
+def _oracle_lines(expr: str, pairs: list[str]) -> list[str] | None:
+    """Oracle for ``autograd grad -- EXPR NAME=VALUE...``: the lines it must print, or None
+    if it must refuse."""
+    tree = _python_reading(expr)
+    inputs: dict[str, float] = {}
+    for pair in pairs:
+        name, _, text = pair.partition("=")
+        value = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}.get(text)
+        value = _oracle_decimal(text) if value is None and len(text) <= 100 else value
+        if value is None or not (name.isascii() and name.isidentifier()) or name in inputs:
+            return None
+        inputs[name] = value
+    if tree is None or set(inputs) != set(names(tree)):
+        return None
+    program = reference(tree, inputs)
+    return [
+        f"value = {program.value!r}",
+        *(f"d/d{n} = {g!r}" for n, g in program.gradients.items()),
+    ]
+
+
+def _forbidden(*args: object, **kwargs: object) -> NoReturn:
+    raise AssertionError("the command line called eval, exec or compile")
+
+
+def _outcome(argv: list[str]) -> tuple[str, str]:
+    """Run ``argv`` with eval, exec and compile disabled: ("ok" | "refused" | "tool", stdout).
+
+    Anything else (an exception, another status, a message that is not one
+    line) fails the test: that is a traceback a user would see.
+    """
+    out, err = io.StringIO(), io.StringIO()
+    with (
+        mock.patch.multiple(builtins, eval=_forbidden, exec=_forbidden, compile=_forbidden),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
+        code = main(argv, out=out)
+    message = err.getvalue()
+    if code == 0:
+        assert message == "" or argv[0] == "demo", message  # tqdm draws on stderr
+        return "ok", out.getvalue()
+    assert code in (1, 2), code
+    assert message.count("\n") == 1, message
+    assert message.endswith("\n"), message
+    assert message.startswith("autograd"), message
+    assert len(message) < 600, message[:600]
+    assert message.isprintable() or message[:-1].isprintable(), message
+    if code == 2:
+        assert out.getvalue() == ""
+    return ("refused" if code == 2 else "tool"), out.getvalue()
+
+
+_PIECES = [
+    "(",
+    ")",
+    "-",
+    "+",
+    "**",
+    "*",
+    "/",
+    "//",
+    ",",
+    ".",
+    "e",
+    "e-",
+    "1e400",
+    "1e-400",
+    "5e-324",
+    "inf",
+    "nan",
+    "_",
+    "__x",
+    "x",
+    "y",
+    "0",
+    "07",
+    " ",
+    "exp",
+    "sin",
+    "x(",
+    "\x00",
+    "\u00e9",
+    "\u0445",
+    "\n",
+    "=",
+    "'",
+    "%",
+    "1_0",
+    "0x1",
+    "1j",
+    "True",
+    "lambda",
+]
+_TOKENS = [
+    "x",
+    "y",
+    "x1",
+    "1",
+    "2.5",
+    ".5",
+    "1.",
+    "0",
+    "00",
+    "07",
+    "1e3",
+    "1e400",
+    "1e-400",
+    "5e-324",
+    "inf",
+    "nan",
+    "exp",
+    "log",
+    "tanh",
+    "relu",
+    "sigmoid",
+    "sin",
+    "(",
+    ")",
+    "+",
+    "-",
+    "*",
+    "/",
+    "**",
+    "//",
+    " ",
+    ",",
+    ".",
+    "e",
+    "_",
+    "__x",
+    "True",
+    "not",
+    "is",
+]
+
+
+_ATOM = st.sampled_from(["x", "y", "2", "0.5", ".5", "1e-3", "0", "3.25", "inf", "nan", "5e-324"])
+_WRAP = st.sampled_from(["{}", "-{}", "+{}", "({})", "exp({})", "tanh(-{})", "log({})", "relu({})"])
+_BINARY = st.sampled_from([" + ", "-", "*", " / ", "**", " ** -"])
+_PIECE = st.sampled_from(_PIECES)
+_EDIT = st.sampled_from(["insert", "delete", "replace", "repeat"])
+
+
+@st.composite
+def _grammar_text(draw: st.DrawFn) -> str:
+    """Text in the grammar, cheap to draw: wrapped atoms joined by operators, wrapped again."""
+    n = draw(st.integers(1, 8))
+    text = draw(_WRAP).format(draw(_ATOM))
+    for _ in range(n - 1):
+        text += draw(_BINARY) + draw(_WRAP).format(draw(_ATOM))
+        if draw(st.booleans()):
+            text = draw(_WRAP).format(text)
+    return text
+
+
+@st.composite
+def _mutated(draw: st.DrawFn) -> str:
+    """Grammar text with one to three edits: insert, delete, replace or repeat a piece."""
+    text = draw(_grammar_text())
+    for _ in range(draw(st.integers(1, 3))):
+        i = draw(st.integers(0, len(text)))
+        piece = draw(_PIECE)
+        match draw(_EDIT):
+            case "insert":
+                text = text[:i] + piece + text[i:]
+            case "delete":
+                text = text[:i] + text[i + draw(st.integers(1, 4)) :]
+            case "replace":
+                text = text[:i] + piece + text[i + len(piece) :]
+            case _:
+                text = text[:i] + piece * draw(st.integers(2, 150)) + text[i:]
+    return text
+
+
+_VALUES = st.one_of(
+    st.sampled_from(
+        [
+            "1",
+            "-0.0",
+            "0",
+            "5e-324",
+            "1e-400",
+            "1e400",
+            "inf",
+            "-inf",
+            "nan",
+            "NaN",
+            "1_0",
+            "07",
+            "-2.5",
+            ".5e3",
+            "",
+            "\u0661",
+            "1e-3",
+        ]
+    ),
+    st.from_regex(r"[-+]?[0-9]{0,3}\.?[0-9]{0,3}(e[-+]?[0-9]{1,3})?", fullmatch=True),
+)
+_ASSIGNMENTS = st.lists(
+    st.one_of(
+        st.tuples(st.sampled_from(["x", "y", "x1", "z", "exp", "inf", "_", "1x", ""]), _VALUES).map(
+            "=".join
+        ),
+        st.sampled_from(["x", "=1", "x==1", "x=1=2"]),
+    ),
+    max_size=3,
+)
+_ANY_TEXT = st.one_of(
+    st.text(max_size=80),
+    st.binary(max_size=80).map(
+        lambda b: b.decode("utf-8", "surrogateescape")
+    ),  # as argv from the OS
+)
+_SAFE_TEXT = st.text(
+    st.characters(blacklist_characters="/\\~"), max_size=12
+)  # no paths outside cwd
+_WORDS = [
+    "grad",
+    "graph",
+    "demo",
+    "--out",
+    "--json",
+    "--",
+    "--seed",
+    "--steps",
+    "--points",
+    "--noise",
+    "--lr",
+    "--batch-size",
+    "--max-nodes",
+    "x",
+    "x*x",
+    "x=1",
+    "",
+    ".svg",
+    "sub/.png",
+    "g.dot",
+    "nosuch/g.dot",
+    "-1",
+    "0",
+    "2147483647",
+    "2147483648",
+    "nan",
+    "1e-400",
+    "--help",
+    "-h",
+    "sub",
+    "g.svg/",
+    "g.txt",
+]
+
+
+@st.composite
+def _fuzz_case(draw: st.DrawFn) -> tuple[str, list[str], list[str] | None]:
+    """(kind, argv, pairs): ``pairs`` set when an oracle can say what ``grad`` must print."""
+    kind = draw(st.sampled_from(["random", "soup", "mutated", "argv", "valid"]))
+    if kind == "argv":
+        argv = draw(st.lists(st.one_of(st.sampled_from(_WORDS), _SAFE_TEXT), max_size=7))
+        if "-h" in argv or "--help" in argv:  # help is not a refusal and prints pages
+            argv = [a for a in argv if a not in ("-h", "--help")]
+        return kind, argv, None
+    if kind == "random":
+        return kind, ["grad", draw(_ANY_TEXT), *draw(st.lists(_ANY_TEXT, max_size=3))], None
+    if kind == "valid":  # grammar text, each of its names given once, in any order
+        expr = draw(_grammar_text())
+        used = draw(st.permutations([n for n in ("x", "y") if re.search(rf"\b{n}\b", expr)]))
+        pairs = [f"{n}={draw(_VALUES)}" for n in used]
+        return kind, ["grad", "--", expr, *pairs], pairs
+    if kind == "soup":
+        sep = draw(st.sampled_from(["", " "]))
+        expr = sep.join(draw(st.lists(st.sampled_from(_TOKENS), min_size=1, max_size=25)))
+    else:
+        expr = draw(_mutated())
+    pairs = draw(_ASSIGNMENTS)
+    return kind, ["grad", "--", expr, *pairs], pairs
+
+
+FUZZ_EXAMPLES = int(os.environ.get("AUTOGRAD_FUZZ_EXAMPLES", "500"))  # a few seconds
+
+
+def test_fuzz_the_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)  # graph --out writes here
+    (tmp_path / "sub").mkdir()
+    monkeypatch.setattr(autograd._demo, "run_demo", lambda config, folder, out: 0)  # no training
+    parser = build_parser()  # built once: argparse's set-up is most of a refusal's time
+    monkeypatch.setattr(autograd._cli, "build_parser", lambda: parser)
+    tally: Counter[str] = Counter()
+
+    @settings(max_examples=FUZZ_EXAMPLES, deadline=None, database=None)
+    @given(case=_fuzz_case())
+    def one(case: tuple[str, list[str], list[str] | None]) -> None:
+        kind, argv, pairs = case
+        result, printed = _outcome(argv)
+        tally["tried"] += 1
+        tally[kind] += 1
+        tally[result] += 1
+        if pairs is None:
+            return
+        expected = _oracle_lines(argv[2], pairs)
+        if result == "ok":  # a result that Python's reading of the same text does not give
+            assert expected == printed.splitlines(), (argv, printed)
+        elif expected is not None:  # refused although valid: only a trailing comma, deliberately
+            assert "," in argv[2], (argv, expected)
+            tally["refused where Python accepts (exp(x,))"] += 1
+
+    one()
+    with capsys.disabled():
+        print(f"\nfuzz: {dict(tally)}")
+    assert tally["tried"] == FUZZ_EXAMPLES
+    assert tally["ok"] > FUZZ_EXAMPLES // 10  # the fuzz reaches valid input too
+    assert tally["refused"] > FUZZ_EXAMPLES // 3
