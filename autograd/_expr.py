@@ -94,29 +94,103 @@ def literal_value(text: str, label: str | None = None) -> float:
     return value
 
 
-@attrs.frozen
-class Num:
+class _Value:
+    """Equality, hash and repr by value, as attrs makes them, but without recursion.
+
+    A flat sum of 2,000 terms parses to a tree 2,000 deep; attrs' generated
+    methods would recurse once per level and overflow the stack.
+    """
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Value):
+            return NotImplemented
+        stack: list[tuple[Expr, Expr]] = [(_expr(self), _expr(other))]
+        while stack:
+            a, b = stack.pop()
+            if a is b:
+                continue
+            if type(a) is not type(b) or _fields(a) != _fields(b):
+                return False
+            stack.extend(zip(children(a), children(b), strict=True))
+        return True
+
+    def __hash__(self) -> int:
+        hashes: dict[int, int] = {}
+        for e in postorder(_expr(self)):
+            kids = tuple(hashes[id(k)] for k in children(e))
+            hashes[id(e)] = hash((type(e).__name__, _fields(e), kids))
+        return hashes[id(self)]
+
+    def __repr__(self) -> str:
+        texts: dict[int, str] = {}
+        for e in postorder(_expr(self)):
+            texts[id(e)] = _repr(e, texts)
+        return texts[id(self)]
+
+
+def _repr(e: Expr, texts: Mapping[int, str]) -> str:
+    match e:
+        case Num(value=value):
+            return f"Num(value={value!r})"
+        case Var(name=name):
+            return f"Var(name={name!r})"
+        case Neg(x=x):
+            return f"Neg(x={texts[id(x)]})"
+        case Binary(op=op, x=x, y=y):
+            return f"Binary(op={op!r}, x={texts[id(x)]}, y={texts[id(y)]})"
+        case Call(fn=fn, x=x):
+            return f"Call(fn={fn!r}, x={texts[id(x)]})"
+        case _:
+            assert_never(e)
+
+
+def _expr(v: _Value) -> Expr:
+    assert isinstance(v, Num | Var | Neg | Binary | Call), "the subclasses are the Expr classes"
+    return v
+
+
+def _fields(e: Expr) -> tuple[object, ...]:
+    """The fields of ``e`` that are not subexpressions."""
+    match e:
+        case Num(value=value):
+            return (value,)
+        case Var(name=name):
+            return (name,)
+        case Neg():
+            return ()
+        case Binary(op=op):
+            return (op,)
+        case Call(fn=fn):
+            return (fn,)
+        case _:
+            assert_never(e)
+
+
+@attrs.frozen(eq=False, repr=False)
+class Num(_Value):
     """A number literal (always a float)."""
 
     value: float
 
 
-@attrs.frozen
-class Var:
+@attrs.frozen(eq=False, repr=False)
+class Var(_Value):
     """A named input."""
 
     name: str
 
 
-@attrs.frozen
-class Neg:
+@attrs.frozen(eq=False, repr=False)
+class Neg(_Value):
     """``-x``."""
 
     x: Expr
 
 
-@attrs.frozen
-class Binary:
+@attrs.frozen(eq=False, repr=False)
+class Binary(_Value):
     """``x op y`` for one of ``+ - * / **``."""
 
     op: BinaryOp
@@ -124,8 +198,8 @@ class Binary:
     y: Expr
 
 
-@attrs.frozen
-class Call:
+@attrs.frozen(eq=False, repr=False)
+class Call(_Value):
     """``fn(x)`` for one of ``exp log tanh relu sigmoid``."""
 
     fn: Function

@@ -1118,3 +1118,43 @@ def test_fuzz_the_command_line(
     assert tally["tried"] == FUZZ_EXAMPLES
     assert tally["ok"] > FUZZ_EXAMPLES // 10  # the fuzz reaches valid input too
     assert tally["refused"] > FUZZ_EXAMPLES // 3
+
+
+# --- parse agrees with Python's reading; deep trees compare, hash and print without recursion ---
+
+_SOUP = st.lists(st.sampled_from(_TOKENS), min_size=1, max_size=25).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.one_of(_grammar_text(), _mutated(), _SOUP))
+def test_parse_reads_text_as_python_does(text: str) -> None:
+    python = _python_reading(text)
+    try:
+        mine: str = repr(parse(text))
+    except ExprError as e:
+        mine = str(e)
+    if mine.startswith(("Num", "Var", "Neg", "Binary", "Call")):
+        assert mine == repr(python), text
+    else:  # deliberately narrower than Python: no `exp(x,)`, at most 100 levels of nesting
+        assert python is None or re.search(r"takes exactly one argument|nested deeper", mine)
+
+
+@settings(max_examples=200, deadline=None)
+@given(a=_grammar_text(), b=_grammar_text())
+def test_expressions_compare_and_hash_by_value_as_their_text_says(a: str, b: str) -> None:
+    x, y = parse(a), parse(b)
+    assert (x == y) == (repr(x) == repr(y))  # nan too: every parse uses the one nan object
+    assert x == parse(a)
+    assert hash(x) == hash(parse(a))
+
+
+def test_a_2000_deep_tree_compares_hashes_and_prints_at_the_default_recursion_limit() -> None:
+    assert sys.getrecursionlimit() <= 10_000
+    a, b = parse("+".join(["x"] * 2000)), parse("+".join(["x"] * 2000))
+    c = parse("+".join(["x"] * 1999) + "+y")
+    assert a == b
+    assert a != c
+    assert hash(a) == hash(b)
+    assert {a: 1}[b] == 1
+    assert repr(a).startswith("Binary(op='+', x=Binary(op='+', x=")
+    assert repr(a).count("Var(name='x')") == 2000
