@@ -1158,3 +1158,20 @@ def test_a_2000_deep_tree_compares_hashes_and_prints_at_the_default_recursion_li
     assert {a: 1}[b] == 1
     assert repr(a).startswith("Binary(op='+', x=Binary(op='+', x=")
     assert repr(a).count("Var(name='x')") == 2000
+
+
+def test_a_write_that_fails_after_the_checks_exits_1_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+
+    def denied(source: str, path: Path) -> Path:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(autograd._viz, "render", denied)
+    code, err = _main_quietly(["graph", "x", "x=1", "--out", "g.dot"])
+    assert code == 1
+    assert err == "autograd: Permission denied: 'g.dot'\n"
+    code, err = _main_quietly(["graph", "x", "x=1", "--out", f"{HUGE[:5_000]}.dot"])
+    assert err.startswith("autograd: ")  # the OS refuses the long name during the checks
+    assert len(err) < 300
