@@ -175,16 +175,15 @@ def check_out_dir(text: str) -> Path:
     return _checked_path(text, "a folder name such as demo-out", _folder_problem)
 
 
-def _checked_path(text: str, example: str, problem: Callable[[Path], str | None]) -> Path:
+def _checked_path(text: str, example: str, problem: Callable[[str], str | None]) -> Path:
+    """``Path(text)``, once ``problem(text)`` finds nothing wrong with it."""
     if not text:
         raise UsageError(f"--out is empty: give {example}")
     flag = f"--out {shown(text, _PATH_SHOWN)}"
     if "\0" in text:  # the OS cannot take it: refused here rather than deep in a write
         raise UsageError(f"{flag} contains a NUL character")
-    if text.endswith(("/", os.sep)) and problem is _file_problem:  # Path() drops the slash
-        raise UsageError(f"{flag} is a folder: give {example}")
     try:
-        found = problem(Path(text))
+        found = problem(text)
     except OSError as e:  # a name too long for the file system, say
         found = f": {e.strerror or 'not a usable path'}"
     if found is not None:
@@ -192,8 +191,9 @@ def _checked_path(text: str, example: str, problem: Callable[[Path], str | None]
     return Path(text)
 
 
-def _file_problem(path: Path) -> str | None:
-    if path.is_dir():
+def _file_problem(text: str) -> str | None:
+    path = Path(text)
+    if text.endswith(("/", os.sep)) or path.is_dir():  # Path() drops a trailing slash
         return " is a folder: give a file name such as graph.svg"
     bare = path.name.lower()
     if bare in _TEXTS + _PICTURES:  # `.svg` is a hidden file without a suffix
@@ -206,7 +206,8 @@ def _file_problem(path: Path) -> str | None:
     return None
 
 
-def _folder_problem(path: Path) -> str | None:
+def _folder_problem(text: str) -> str | None:
+    path = Path(text)
     existing = next(p for p in (path, *path.parents) if p.exists())  # `.` or `/` at worst
     if not existing.is_dir():
         return f": {shown(str(existing), _PATH_SHOWN)} is a file, not a folder"

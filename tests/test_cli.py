@@ -780,7 +780,7 @@ def _from_ast(node: ast.expr, text: str) -> Expr | None:
             return None if x is None else Call(fn, x)
         case ast.Name(id="inf" | "nan" as name):
             return Num(float(name))
-        case ast.Name(id=name) if name not in FUNCTIONS and not name.startswith("__"):
+        case ast.Name(id=name) if name.isascii() and name not in FUNCTIONS and name[:2] != "__":
             return Var(name)
         case ast.Constant(value=int() | float()) if not isinstance(node.value, bool):
             value = _oracle_decimal(ast.get_source_segment(text, node) or "")
