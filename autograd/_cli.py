@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
+import os
 import re
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn, TextIO
+from pathlib import Path
+from typing import Final, NoReturn, TextIO
 
-from ._expr import ExprError, evaluate, names, parse
+from ._expr import MAX_SHOWN, ExprError, evaluate, literal_value, names, parse, shown
 from ._json import FORMAT as JSON_FORMAT
 from ._json import program_to_json, reference
 from ._nodes import Leaf, Scalar, _Arith
@@ -27,6 +28,16 @@ from ._transforms import gradients
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _DECIMAL = re.compile(r"[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?\Z")
 _MAX_VALUE_CHARS = 100
+# What `repr` prints for the non-finite floats: any value this command prints reads back.
+_SPECIAL: Final[dict[str, float]] = {
+    "inf": float("inf"),
+    "-inf": float("-inf"),
+    "nan": float("nan"),
+}
+_PICTURES: Final = (".svg", ".png", ".pdf")
+_TEXTS: Final = (".dot", ".gv")
+_PATH_SHOWN: Final = 120  # paths are echoed longer than other text: they are read whole
+_LONG_WORD = re.compile(rf"'([^'\s]{{{MAX_SHOWN + 1},}})'|(\S{{{MAX_SHOWN + 1},}})")
 
 
 class UsageError(Exception):
@@ -37,27 +48,36 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error raises instead of printing usage and exiting."""
 
     def error(self, message: str) -> NoReturn:
+        # argparse echoes unknown arguments whole: keep a few characters of each, and a count
+        message = _LONG_WORD.sub(lambda m: shown(m.group(1) or m.group(2)), message)
         raise UsageError(f"{self.prog}: {message}")
 
 
-def _show(text: str, limit: int = 40) -> str:
-    """User text quoted for a message: ASCII only (escapes shown), and short."""
-    shown = ascii(text[:limit])
-    return shown + ("..." if len(text) > limit else "")
+def parse_value(text: str, label: str | None = None) -> float:
+    """A plain decimal (``2``, ``-0.5``, ``1e-3``) or ``inf``, ``-inf``, ``nan``.
 
+    Args:
+        text: the value as typed.
+        label: how a message names it (default ``value '1e400'``).
 
-def parse_value(text: str) -> float:
-    """A finite plain decimal (``2``, ``-0.5``, ``1e-3``); refuses ``1_000``, ``nan``, hex.
+    Returns:
+        The float64 it spells.
 
     Raises:
-        UsageError: for anything else, or a number outside the float range.
+        UsageError: for ``1_000``, ``NaN``, hex and anything else, and for a
+            decimal that float64 cannot hold (``1e400``, or ``1e-400`` rounding to 0).
     """
+    label = f"value {shown(text)}" if label is None else label
+    if text in _SPECIAL:
+        return _SPECIAL[text]
     if len(text) > _MAX_VALUE_CHARS or not _DECIMAL.match(text):
-        raise UsageError(f"value {_show(text)} is not a plain decimal number like 2, -0.5 or 1e-3")
-    value = float(text)
-    if not math.isfinite(value):
-        raise UsageError(f"value {_show(text)} is outside the float64 range")
-    return value
+        raise UsageError(
+            f"{label} is not a plain decimal number like 2, -0.5 or 1e-3 (or inf, nan)"
+        )
+    try:
+        return literal_value(text, label)
+    except ExprError as e:
+        raise UsageError(str(e)) from None
 
 
 def parse_inputs(pairs: Sequence[str], wanted: Sequence[str]) -> dict[str, float]:
@@ -72,19 +92,30 @@ def parse_inputs(pairs: Sequence[str], wanted: Sequence[str]) -> dict[str, float
     for pair in pairs:
         name, sep, text = pair.partition("=")
         if not sep:
-            raise UsageError(f"expected NAME=VALUE, got {_show(pair)}")
+            raise UsageError(f"expected NAME=VALUE, got {shown(pair)}")
         if not _NAME.match(name):
-            raise UsageError(f"{_show(name)} is not a name (ASCII letters, digits and _)")
+            raise UsageError(f"{shown(name)} is not a name (ASCII letters, digits and _)")
         if name in inputs:
-            raise UsageError(f"{name} is given twice")
+            raise UsageError(f"{_named(name)} is given twice")
         if name not in wanted:
-            known = ", ".join(wanted) if wanted else "no names"
-            raise UsageError(f"{name} is not in the expression (it uses {known})")
-        inputs[name] = parse_value(text)
+            known = _listed(wanted) if wanted else "no names"
+            raise UsageError(f"{_named(name)} is not in the expression (it uses {known})")
+        inputs[name] = parse_value(text, f"value {shown(pair)}")
     missing = [n for n in wanted if n not in inputs]
     if missing:
-        raise UsageError(f"no value for {', '.join(missing)}: add {missing[0]}=VALUE")
+        raise UsageError(f"no value for {_listed(missing)}: add {_named(missing[0])}=VALUE")
     return inputs
+
+
+def _named(name: str) -> str:
+    """A checked name as a message shows it: bare, unless it is too long to echo whole."""
+    return name if len(name) <= MAX_SHOWN else shown(name)
+
+
+def _listed(items: Sequence[str], limit: int = 5) -> str:
+    """``a, b, c``, or the first ``limit`` names and how many more."""
+    head = ", ".join(_named(n) for n in items[:limit])
+    return head if len(items) <= limit else f"{head} and {len(items) - limit:,} more"
 
 
 def _value_of(x: Scalar) -> float:
@@ -108,26 +139,88 @@ def cmd_graph(args: argparse.Namespace, out: TextIO) -> int:
     """``autograd graph``: DOT text of an expression's graph, or a picture of it."""
     from ._viz import render, to_dot
 
+    target = None if args.out is None else check_out_file(args.out)
     expr = parse(args.expr)
     inputs = parse_inputs(args.values, names(expr))
     leaves: dict[str, Scalar] = {k: Leaf(v, name=k) for k, v in inputs.items()}
     root = evaluate(expr, leaves)
     assert isinstance(root, _Arith), "an expression over leaves evaluates to a node"
     source = to_dot(root, gradients(root), max_nodes=args.max_nodes)
-    if args.out is None:
+    if target is None:
         out.write(source + "\n")
         return 0
-    if not args.out.lower().endswith((".dot", ".gv", ".svg", ".png", ".pdf")):
-        raise UsageError(f"--out {_show(args.out)}: use a .dot, .svg, .png or .pdf file name")
-    written = render(source, args.out)
+    written = render(source, target)
     out.write(f"wrote {written}\n")
     return 0
+
+
+def check_out_file(text: str) -> Path:
+    """``graph --out FILE``: a file name with a known suffix, in a folder that exists.
+
+    An existing file is overwritten; a missing folder is not created (a typo
+    in a path should not make folders).
+
+    Raises:
+        UsageError: naming what is wrong, before any work.
+    """
+    return _checked_path(text, "a file name such as graph.svg", _file_problem)
+
+
+def check_out_dir(text: str) -> Path:
+    """``demo --out DIR``: a folder, or a path where one can be made (with its parents).
+
+    Raises:
+        UsageError: naming what is wrong, before any training.
+    """
+    return _checked_path(text, "a folder name such as demo-out", _folder_problem)
+
+
+def _checked_path(text: str, example: str, problem: Callable[[str], str | None]) -> Path:
+    """``Path(text)``, once ``problem(text)`` finds nothing wrong with it."""
+    if not text:
+        raise UsageError(f"--out is empty: give {example}")
+    flag = f"--out {shown(text, _PATH_SHOWN)}"
+    if "\0" in text:  # the OS cannot take it: refused here rather than deep in a write
+        raise UsageError(f"{flag} contains a NUL character")
+    try:
+        found = problem(text)
+    except OSError as e:  # a name too long for the file system, say
+        found = f": {e.strerror or 'not a usable path'}"
+    if found is not None:
+        raise UsageError(flag + found)
+    return Path(text)
+
+
+def _file_problem(text: str) -> str | None:
+    path = Path(text)
+    if text.endswith(("/", os.sep)) or path.is_dir():  # Path() drops a trailing slash
+        return " is a folder: give a file name such as graph.svg"
+    bare = path.name.lower()
+    if bare in _TEXTS + _PICTURES:  # `.svg` is a hidden file without a suffix
+        return f" has no name before {bare}: write e.g. graph{bare}"
+    if path.suffix.lower() not in _TEXTS + _PICTURES:
+        return ": use a .dot, .svg, .png or .pdf file name"
+    if not path.parent.is_dir():
+        why = "is not a folder" if path.parent.exists() else "does not exist"
+        return f": the folder {shown(str(path.parent), _PATH_SHOWN)} {why}"
+    return None
+
+
+def _folder_problem(text: str) -> str | None:
+    path = Path(text)
+    existing = next(p for p in (path, *path.parents) if p.exists())  # `.` or `/` at worst
+    if not existing.is_dir():
+        return f": {shown(str(existing), _PATH_SHOWN)} is a file, not a folder"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f": no permission to write in {shown(str(existing), _PATH_SHOWN)}"
+    return None
 
 
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     """``autograd demo``: train an MLP on moons, print progress, write plots."""
     from ._demo import DemoConfig, run_demo
 
+    folder = None if args.out is None else str(check_out_dir(args.out))
     config = DemoConfig(
         steps=args.steps,
         seed=args.seed,
@@ -136,13 +229,16 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
         batch_size=min(args.batch_size, args.points),
         learning_rate=args.lr,
     )
-    return run_demo(config, args.out, out)
+    return run_demo(config, folder, out)
 
 
 def _bounded_int(low: int, high: int) -> Callable[[str], int]:
     def convert(text: str) -> int:
-        if not re.fullmatch(r"[-+]?[0-9]{1,9}", text) or not low <= int(text) <= high:
-            raise argparse.ArgumentTypeError(f"expected a whole number from {low} to {high}")
+        # 20 digits are plenty for any bound and keep int() far below its digit limit
+        if not re.fullmatch(r"[-+]?[0-9]{1,20}", text) or not low <= int(text) <= high:
+            raise argparse.ArgumentTypeError(
+                f"expected a whole number from {low} to {high}, got {shown(text)}"
+            )
         return int(text)
 
     return convert
@@ -238,7 +334,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         message = str(e)
         return _fail(message if message.startswith("autograd") else f"autograd: {message}", 2)
     except OSError as e:
-        return _fail(f"autograd: {e.strerror or e}: {e.filename or ''}".rstrip(": "), 1)
+        where = f": {shown(str(e.filename), _PATH_SHOWN)}" if e.filename else ""
+        return _fail(f"autograd: {e.strerror or shown(str(e))}{where}", 1)
     except RuntimeError as e:  # Graphviz missing or failing
         return _fail(f"autograd: {e}", 1)
     except KeyboardInterrupt:  # Ctrl-C during a long demo: no traceback either
@@ -246,5 +343,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
 
 
 def _fail(message: str, status: int) -> int:
-    sys.stderr.write(" ".join(message.split()) + "\n")
+    """Write ``message`` as one line, with unprintable characters escaped.
+
+    Whitespace runs become one space; anything else unprintable (say, a
+    terminal escape in an echoed argument) is shown as its escape.
+    """
+    line = " ".join(message.split())
+    sys.stderr.write("".join(c if c.isprintable() else ascii(c)[1:-1] for c in line) + "\n")
     return status

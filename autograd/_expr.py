@@ -1,71 +1,196 @@
 """Expressions as data: a small typed tree, parsed from text without ``eval``.
 
 The command line (``autograd grad EXPR``) and the testing kit share this
-grammar: numbers, ASCII names, ``+ - * / **``, unary minus, parentheses and
-calls of ``exp log tanh relu sigmoid``. Text is parsed with `ast` and checked
-against that whitelist; nothing the user writes is ever executed. Literals
-become floats at once, so ``9**9**9`` is ``inf``, computed instantly.
+grammar: decimal numbers, the constants ``inf`` and ``nan``, ASCII names,
+``+ - * / **``, unary signs, parentheses and calls of ``exp log tanh relu
+sigmoid``, with Python's precedence. The parser is an operator-precedence
+parser over explicit stacks: nothing the user writes is executed, and no
+input makes it recurse. Literals become floats at once, so ``9**9**9`` is
+``inf``, computed instantly; a literal that float64 cannot hold (``1e400``,
+``1e-400``) is refused rather than silently made ``inf`` or ``0``.
 """
 
 from __future__ import annotations
 
-import ast
+import keyword
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final, Literal, TypeAlias, assert_never, get_args
 
 import attrs
 
 from . import _ops
-from ._nodes import Scalar, int_to_float
+from ._nodes import Scalar
 
 BinaryOp: TypeAlias = Literal["+", "-", "*", "/", "**"]
 Function: TypeAlias = Literal["exp", "log", "tanh", "relu", "sigmoid"]
 
 FUNCTIONS: Final[tuple[Function, ...]] = get_args(Function)
+CONSTANTS: Final[dict[str, float]] = {"inf": math.inf, "nan": math.nan}
 MAX_CHARS: Final = 10_000
-MAX_NODES: Final = 2_000
-MAX_DEPTH: Final = 100
+MAX_PARTS: Final = 2_000  # numbers and names
+MAX_DEPTH: Final = 100  # parentheses, calls and signs around any part
+MAX_SHOWN: Final = 40  # characters of user text a message echoes
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_NUMBER = re.compile(r"(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\Z")
-_OPS: Final[dict[type[ast.operator], BinaryOp]] = {
-    ast.Add: "+",
-    ast.Sub: "-",
-    ast.Mult: "*",
-    ast.Div: "/",
-    ast.Pow: "**",
-}
+# Tokens, tried in order; the last alternative takes any other character (or `//`).
+_TOKEN = re.compile(
+    r"(?P<space>[ \t\r\n]+)"
+    r"|(?P<number>(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)"
+    r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|(?P<op>\*\*|/(?!/)|[-+*(),])"
+    r"|(?P<other>//|.)",
+    re.DOTALL,
+)
+_NUMBER_TAIL = re.compile(r"[A-Za-z0-9_.]*")  # what makes `0x10`, `1_000`, `1j`, `1.2.3` bad
+_PRECEDENCE: Final[dict[BinaryOp, int]] = {"+": 1, "-": 1, "*": 2, "/": 2, "**": 4}
+_SIGN_PRECEDENCE: Final = 3  # `-x ** 2` is `-(x ** 2)`, `-x * 2` is `(-x) * 2`, as in Python
+_GRAMMAR = f"use numbers, names, + - * / **, parentheses and {', '.join(FUNCTIONS)}"
 
 
 class ExprError(ValueError):
     """Text that is not an expression of the grammar, or is over a size limit."""
 
 
-@attrs.frozen
-class Num:
+def shown(text: str, limit: int = MAX_SHOWN) -> str:
+    """User text quoted for a one-line message: ASCII only (escapes shown), and short.
+
+    >>> shown("x" * 50)
+    "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'... (50 characters)"
+    """
+    if len(text) <= limit:
+        return ascii(text)
+    return f"{text[:limit]!a}... ({len(text):,} characters)"
+
+
+def literal_value(text: str, label: str | None = None) -> float:
+    """The float64 of a decimal literal (``2``, ``-0.5``, ``1e-3``) that float64 can hold.
+
+    Args:
+        text: a decimal literal, already checked to be one (an optional sign,
+            digits, a point, an exponent).
+        label: how a message names it (default ``number '1e400'``).
+
+    Returns:
+        The nearest float64, as ``float(text)``.
+
+    Raises:
+        ExprError: if it overflows to infinity, or a non-zero literal rounds to zero.
+
+    >>> literal_value("5e-324"), literal_value("-0.0")
+    (5e-324, -0.0)
+    """
+    value = float(text)
+    label = f"number {shown(text)}" if label is None else label
+    if math.isinf(value):
+        raise ExprError(
+            f"{label} is beyond the float64 range "
+            "(the largest is 1.7976931348623157e308; write inf for infinity)"
+        )
+    if value == 0.0 and re.search("[1-9]", re.split("[eE]", text)[0]):
+        raise ExprError(
+            f"{label} is too small for float64: it would round to 0 (the smallest is 5e-324)"
+        )
+    return value
+
+
+class _Value:
+    """Equality, hash and repr by value, as attrs makes them, but without recursion.
+
+    A flat sum of 2,000 terms parses to a tree 2,000 deep; attrs' generated
+    methods would recurse once per level and overflow the stack.
+    """
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Value):
+            return NotImplemented
+        stack: list[tuple[Expr, Expr]] = [(_expr(self), _expr(other))]
+        while stack:
+            a, b = stack.pop()
+            if a is b:
+                continue
+            if type(a) is not type(b) or _fields(a) != _fields(b):
+                return False
+            stack.extend(zip(children(a), children(b), strict=True))
+        return True
+
+    def __hash__(self) -> int:
+        hashes: dict[int, int] = {}
+        for e in postorder(_expr(self)):
+            kids = tuple(hashes[id(k)] for k in children(e))
+            hashes[id(e)] = hash((type(e).__name__, _fields(e), kids))
+        return hashes[id(self)]
+
+    def __repr__(self) -> str:
+        texts: dict[int, str] = {}
+        for e in postorder(_expr(self)):
+            texts[id(e)] = _repr(e, texts)
+        return texts[id(self)]
+
+
+def _repr(e: Expr, texts: Mapping[int, str]) -> str:
+    match e:
+        case Num(value=value):
+            return f"Num(value={value!r})"
+        case Var(name=name):
+            return f"Var(name={name!r})"
+        case Neg(x=x):
+            return f"Neg(x={texts[id(x)]})"
+        case Binary(op=op, x=x, y=y):
+            return f"Binary(op={op!r}, x={texts[id(x)]}, y={texts[id(y)]})"
+        case Call(fn=fn, x=x):
+            return f"Call(fn={fn!r}, x={texts[id(x)]})"
+        case _:
+            assert_never(e)
+
+
+def _expr(v: _Value) -> Expr:
+    assert isinstance(v, Num | Var | Neg | Binary | Call), "the subclasses are the Expr classes"
+    return v
+
+
+def _fields(e: Expr) -> tuple[object, ...]:
+    """The fields of ``e`` that are not subexpressions."""
+    match e:
+        case Num(value=value):
+            return (value,)
+        case Var(name=name):
+            return (name,)
+        case Neg():
+            return ()
+        case Binary(op=op):
+            return (op,)
+        case Call(fn=fn):
+            return (fn,)
+        case _:
+            assert_never(e)
+
+
+@attrs.frozen(eq=False, repr=False)
+class Num(_Value):
     """A number literal (always a float)."""
 
     value: float
 
 
-@attrs.frozen
-class Var:
+@attrs.frozen(eq=False, repr=False)
+class Var(_Value):
     """A named input."""
 
     name: str
 
 
-@attrs.frozen
-class Neg:
+@attrs.frozen(eq=False, repr=False)
+class Neg(_Value):
     """``-x``."""
 
     x: Expr
 
 
-@attrs.frozen
-class Binary:
+@attrs.frozen(eq=False, repr=False)
+class Binary(_Value):
     """``x op y`` for one of ``+ - * / **``."""
 
     op: BinaryOp
@@ -73,8 +198,8 @@ class Binary:
     y: Expr
 
 
-@attrs.frozen
-class Call:
+@attrs.frozen(eq=False, repr=False)
+class Call(_Value):
     """``fn(x)`` for one of ``exp log tanh relu sigmoid``."""
 
     fn: Function
@@ -90,97 +215,240 @@ def parse(text: str) -> Expr:
     >>> parse("tanh(x + 1)")
     Call(fn='tanh', x=Binary(op='+', x=Var(name='x'), y=Num(value=1.0)))
 
+    Limits: `MAX_CHARS` characters, `MAX_PARTS` numbers and names, and
+    `MAX_DEPTH` levels of nesting, counting each enclosing parenthesis, call
+    and sign; a flat ``a + b + c`` or ``a ** b ** c`` does not nest.
+
     Raises:
-        ExprError: with a one-line message saying what is wrong.
+        ExprError: with a one-line message saying what is wrong, and where.
     """
     if not text.strip():
         raise ExprError("empty expression")
     if len(text) > MAX_CHARS:
-        raise ExprError(f"expression longer than {MAX_CHARS} characters")
+        raise ExprError(f"expression longer than {MAX_CHARS:,} characters ({len(text):,})")
     if not text.isascii():
         raise ExprError("expression must be ASCII (names like 'x1', operators + - * / **)")
-    try:
-        tree = ast.parse(text, mode="eval")
-    except (SyntaxError, ValueError) as e:
-        message = str(getattr(e, "msg", e))
-        if "leading zeros" in message:  # Python's hint about octal would mislead here
-            message = "a whole number cannot start with 0 (write 7, not 07)"
-        raise ExprError(f"not an expression: {message}") from None
-    except (RecursionError, MemoryError):
-        raise ExprError("expression nested too deeply") from None
-    return _convert(tree.body, text)
+    return _Parser(text).run(_tokens(text))
 
 
-def _convert(root: ast.expr, text: str) -> Expr:
-    """Check size and depth, then convert bottom-up: an explicit stack, never recursion."""
-    preorder: list[ast.expr] = []
-    stack = [(root, 0)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            raise ExprError(f"expression nested deeper than {MAX_DEPTH} levels")
-        if isinstance(node, ast.Call):  # refuse the call itself before looking at its arguments
-            _check_call(node)
-        preorder.append(node)
-        if len(preorder) > MAX_NODES:
-            raise ExprError(f"expression has more than {MAX_NODES} parts")
-        stack.extend((k, depth + 1) for k in _children(node))
-    done: dict[int, Expr] = {}
-    for node in reversed(preorder):  # every node after all of its children
-        done[id(node)] = _one(node, [done[id(k)] for k in _children(node)], text)
-    return done[id(root)]
+@attrs.frozen
+class _Token:
+    kind: str  # a group name of _TOKEN
+    text: str
+    column: int  # 1-based, for messages
 
 
-def _children(node: ast.expr) -> list[ast.expr]:
-    match node:
-        case ast.BinOp(left=left, right=right):
-            return [left, right]
-        case ast.UnaryOp(operand=operand):
-            return [operand]
-        case ast.Call(args=args):
-            return list(args)
-        case _:
-            return []
+def _tokens(text: str) -> list[_Token]:
+    tokens: list[_Token] = []
+    pos = 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        assert m is not None, "`other` matches any character"
+        kind = m.lastgroup or "other"
+        if kind == "number":
+            tail = _NUMBER_TAIL.match(text, m.end())
+            end = m.end() if tail is None else tail.end()
+            if end > m.end():
+                bad = text[pos:end]
+                raise ExprError(
+                    f"number {shown(bad)} at column {pos + 1}: "
+                    "write plain decimals like 2, 0.5 or 1e-3"
+                )
+        if kind != "space":
+            tokens.append(_Token(kind, m.group(), pos + 1))
+        pos = m.end()
+    return tokens
 
 
-def _check_call(node: ast.Call) -> None:
-    match node:
-        case ast.Call(func=ast.Name(id=fn), args=[arg], keywords=[]) if fn in FUNCTIONS:
-            if isinstance(arg, ast.Starred):
-                raise ExprError(f"{fn}() takes one plain argument")
-        case _:
-            name = node.func.id if isinstance(node.func, ast.Name) else ast.dump(node.func)[:40]
-            allowed = ", ".join(FUNCTIONS)
-            raise ExprError(f"cannot call {name!r}: functions are {allowed}, one argument each")
+@attrs.frozen
+class _Open:
+    """A ``(`` not closed yet: grouping (``fn`` None), or the call of ``fn``."""
+
+    fn: Function | None
+    column: int
 
 
-def _one(node: ast.expr, kids: list[Expr], text: str) -> Expr:
-    """One ast node, its children already converted; anything else is refused."""
-    match node:
-        case ast.BinOp(op=op) if type(op) in _OPS:
-            return Binary(_OPS[type(op)], kids[0], kids[1])
-        case ast.UnaryOp(op=ast.USub()):
-            return Neg(kids[0])
-        case ast.UnaryOp(op=ast.UAdd()):
-            return kids[0]
-        case ast.Call(func=ast.Name(id=fn)):  # checked by _check_call
-            return Call(fn, kids[0])  # type: ignore[arg-type]  # fn is one of FUNCTIONS
-        case ast.Name(id=name) if _NAME.match(name) and name not in FUNCTIONS:
-            if name.startswith("__"):
-                raise ExprError(f"name {name!r} is not allowed")
-            return Var(name)
-        case ast.Constant(value=int() | float() as value) if not isinstance(value, bool):
-            source = ast.get_source_segment(text, node) or ""
-            if not _NUMBER.match(source):
-                raise ExprError(f"number {source!r}: write plain decimals like 2, 0.5 or 1e-3")
-            return Num(int_to_float(value) if isinstance(value, int) else value)
-        case _:
-            what = type(node).__name__
-            segment = (ast.get_source_segment(text, node) or what)[:40]
+@attrs.frozen
+class _Sign:
+    """A unary ``-`` or ``+`` waiting for its operand."""
+
+    op: str
+
+
+@attrs.frozen
+class _Infix:
+    """A binary operator waiting for its right operand."""
+
+    op: BinaryOp
+
+
+def _precedence(p: _Sign | _Infix) -> int:
+    return _SIGN_PRECEDENCE if isinstance(p, _Sign) else _PRECEDENCE[p.op]
+
+
+class _Parser:
+    """Operator precedence over two explicit stacks: operands built, operators pending.
+
+    The pending stack holds what encloses the current position, so its count
+    of parentheses and signs is the nesting depth there.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.operands: list[Expr] = []
+        self.pending: list[_Open | _Sign | _Infix] = []
+        self.depth = 0
+        self.parts = 0
+
+    def run(self, tokens: Sequence[_Token]) -> Expr:
+        want_operand, i = True, 0
+        while i < len(tokens):
+            if want_operand:
+                want_operand, i = self.operand(tokens, i)
+            else:
+                want_operand, i = self.operator(tokens[i]), i + 1
+        if want_operand:
+            last = tokens[-1]
             raise ExprError(
-                f"{segment!r} is not allowed: use numbers, names, + - * / **, "
-                f"parentheses and {', '.join(FUNCTIONS)}"
+                f"expression ends after {shown(last.text)} at column {last.column}: "
+                "a number, name or '(' should follow"
             )
+        self.reduce(0, right=False)
+        if self.pending:
+            top = self.pending[-1]
+            assert isinstance(top, _Open), "reduce leaves only parentheses"
+            raise ExprError(f"'(' at column {top.column} is never closed")
+        assert len(self.operands) == 1, "every operator took its operands"
+        return self.operands[0]
+
+    def operand(self, tokens: Sequence[_Token], i: int) -> tuple[bool, int]:
+        """Read an operand or a prefix (sign, '(' or a call); return (want_operand, next i)."""
+        tok = tokens[i]
+        if tok.kind == "name" and i + 1 < len(tokens) and tokens[i + 1].text == "(":
+            self.open(_Open(_function(tok), tok.column))
+            return True, i + 2
+        match tok.kind, tok.text:
+            case "number", text:
+                self.push(Num(_number(text, tok.column)))
+            case "name", text:
+                self.push(_name(text, tok.column))
+            case "op", "(":
+                self.open(_Open(None, tok.column))
+                return True, i + 1
+            case "op", "-" | "+":
+                self.open(_Sign(tok.text))
+                return True, i + 1
+            case "op", "," | ")":
+                raise self.misplaced(tok)
+            case "op", text:
+                raise ExprError(
+                    f"{shown(text)} at column {tok.column}: expected a number, name or '('"
+                )
+            case _:
+                raise _not_allowed(tok)
+        return False, i + 1
+
+    def operator(self, tok: _Token) -> bool:
+        """Read what follows an operand: a binary operator or ')'; return want_operand."""
+        match tok.kind, tok.text:
+            case "op", ("+" | "-" | "*" | "/" | "**") as op:
+                self.reduce(_PRECEDENCE[op], right=op == "**")
+                self.pending.append(_Infix(op))
+                return True
+            case "op", ")":
+                self.close(tok)
+                return False
+            case "op", ",":
+                raise self.misplaced(tok)
+            case ("number" | "name", _) | ("op", "("):
+                raise ExprError(
+                    f"{shown(tok.text)} at column {tok.column} follows an operand: "
+                    "expected an operator (+ - * / **) or ')'"
+                )
+            case _:
+                raise _not_allowed(tok)
+
+    def push(self, e: Expr) -> None:
+        self.parts += 1
+        if self.parts > MAX_PARTS:
+            raise ExprError(f"expression has more than {MAX_PARTS:,} numbers and names")
+        self.operands.append(e)
+
+    def open(self, p: _Open | _Sign) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise ExprError(
+                f"expression nested deeper than {MAX_DEPTH} levels (parentheses, calls and signs)"
+            )
+        self.pending.append(p)
+
+    def close(self, tok: _Token) -> None:
+        self.reduce(0, right=False)
+        if not self.pending:
+            raise ExprError(f"')' at column {tok.column} has no '(' to close")
+        top = self.pending.pop()
+        assert isinstance(top, _Open), "reduce leaves only parentheses"
+        self.depth -= 1
+        if top.fn is not None:
+            self.operands.append(Call(top.fn, self.operands.pop()))
+
+    def reduce(self, precedence: int, *, right: bool) -> None:
+        """Apply the pending operators that bind tighter than one of ``precedence``."""
+        while self.pending and not isinstance(top := self.pending[-1], _Open):
+            p = _precedence(top)
+            if p < precedence or (p == precedence and right):
+                return
+            self.pending.pop()
+            x = self.operands.pop()
+            if isinstance(top, _Sign):
+                self.depth -= 1
+                self.operands.append(Neg(x) if top.op == "-" else x)
+            else:
+                self.operands.append(Binary(top.op, self.operands.pop(), x))
+
+    def misplaced(self, tok: _Token) -> ExprError:
+        """The error for a ',' anywhere, or a ')' where an operand should be."""
+        calls = [p.fn for p in self.pending if isinstance(p, _Open)]
+        if calls and calls[-1] is not None:
+            where = f"{tok.text!r} at column {tok.column}"
+            return ExprError(f"{calls[-1]}() takes exactly one argument ({where})")
+        if tok.text == ")":
+            return ExprError(f"')' at column {tok.column}: expected a number, name or '('")
+        return _not_allowed(tok)
+
+
+def _function(tok: _Token) -> Function:
+    """The function a call names, or an error saying which ones there are."""
+    for fn in FUNCTIONS:
+        if tok.text == fn:
+            return fn
+    raise ExprError(
+        f"cannot call {shown(tok.text)} (column {tok.column}): "
+        f"functions are {', '.join(FUNCTIONS)}, one argument each"
+    )
+
+
+def _name(text: str, column: int) -> Expr:
+    if text in CONSTANTS:
+        return Num(CONSTANTS[text])
+    if text in FUNCTIONS:
+        raise ExprError(f"{text} at column {column} is a function: call it, as in {text}(x)")
+    if keyword.iskeyword(text) or text.startswith("__"):
+        raise ExprError(f"name {shown(text)} at column {column} is not allowed")
+    return Var(text)
+
+
+def _number(text: str, column: int) -> float:
+    if re.fullmatch("0+[0-9]*[1-9][0-9]*", text):  # Python reads `07` as an octal typo too
+        raise ExprError(
+            f"number {shown(text)} at column {column}: "
+            "a whole number cannot start with 0 (write 7, not 07)"
+        )
+    return literal_value(text, f"number {shown(text)} at column {column}")
+
+
+def _not_allowed(tok: _Token) -> ExprError:
+    return ExprError(f"{shown(tok.text)} at column {tok.column} is not allowed: {_GRAMMAR}")
 
 
 def names(expr: Expr) -> list[str]:
@@ -286,9 +554,6 @@ def children(e: Expr) -> tuple[Expr, ...]:
             assert_never(e)
 
 
-_PRECEDENCE: Final[dict[BinaryOp, int]] = {"+": 1, "-": 1, "*": 2, "/": 2, "**": 4}
-
-
 def to_source(expr: Expr) -> str:
     """Text that `parse` reads back as an equal `Expr` (fully parenthesised where needed).
 
@@ -304,9 +569,9 @@ def to_source(expr: Expr) -> str:
 def _render(e: Expr, out: Mapping[int, tuple[str, int]]) -> tuple[str, int]:
     match e:
         case Num(value=v):
-            if v >= 0.0 and math.copysign(1.0, v) > 0:  # parse only makes these: -2 is Neg(2)
-                return ("1e999" if v == math.inf else repr(v)), 9
-            return f"({_num_source(v)})", 9
+            if v != v or math.copysign(1.0, v) > 0:  # parse only makes these: -2 is Neg(2)
+                return repr(v), 9  # repr spells inf and nan as the grammar's constants
+            return f"(-{-v!r})", 9
         case Var(name=name):
             return name, 9
         case Call(fn=fn, x=x):
@@ -327,10 +592,3 @@ def _render(e: Expr, out: Mapping[int, tuple[str, int]]) -> tuple[str, int]:
             return f"{left} {op} {right}", p
         case _:
             assert_never(e)
-
-
-def _num_source(v: float) -> str:
-    """Text with the value of a float that no literal spells: nan, negatives, -0.0."""
-    if v != v:
-        return "0 * 1e999"  # 0 * inf is nan in IEEE arithmetic
-    return "-1e999" if v == -math.inf else f"-{-v!r}"
