@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal, TypeAlias, TypeVar, overload
+from typing import Literal, Protocol, TypeAlias, TypeVar, overload
 
 import attrs
 
@@ -33,6 +33,7 @@ R1 = TypeVar("R1", bound=Scalar)
 R2 = TypeVar("R2", bound=Scalar)
 A = TypeVar("A")
 K = TypeVar("K")
+T_co = TypeVar("T_co", covariant=True)
 
 InAxes: TypeAlias = Literal[0] | tuple[object, ...] | list[object]
 """``0``, or one entry per positional argument: ``0``, ``None`` or a pytree prefix of them."""
@@ -46,20 +47,42 @@ OutAxes: TypeAlias = Literal[0] | tuple[object, ...] | list[object] | Mapping[ob
 # their arguments are unchecked (`...`) and the result is typed by `fn`'s output.
 
 
+class Batched(Protocol[T_co]):
+    """What `vmap` returns when it cannot spell the argument types.
+
+    Positional arguments of any type (checked at run time); the result is
+    typed by ``fn``'s output.
+    """
+
+    def __call__(self, *args: object) -> T_co: ...
+
+
 @overload
-def vmap(
+def vmap(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[[X], R], in_axes: Literal[0] = 0, out_axes: Literal[0] = 0
 ) -> Callable[[Sequence[X]], list[R]]: ...
 @overload
-def vmap(
+def vmap(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[Sequence[X]], R], in_axes: Literal[0] = 0, out_axes: Literal[0] = 0
+) -> Callable[[Sequence[Sequence[X]]], list[R]]: ...
+@overload
+def vmap(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[Sequence[X]], Sequence[R]], in_axes: Literal[0] = 0, out_axes: Literal[0] = 0
+) -> Callable[[Sequence[Sequence[X]]], list[list[R]]]: ...
+@overload
+def vmap(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[Mapping[K, X]], R], in_axes: Literal[0] = 0, out_axes: Literal[0] = 0
+) -> Callable[[Mapping[K, Sequence[X]]], list[R]]: ...
+@overload
+def vmap(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[[X1, X2], R], in_axes: Literal[0] = 0, out_axes: Literal[0] = 0
 ) -> Callable[[Sequence[X1], Sequence[X2]], list[R]]: ...
 @overload
-def vmap(
+def vmap(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[[A, X], R], in_axes: tuple[None, Literal[0]], out_axes: Literal[0] = 0
 ) -> Callable[[A, Sequence[X]], list[R]]: ...
 @overload
-def vmap(
+def vmap(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[[A, X1, X2], R],
     in_axes: tuple[None, Literal[0], Literal[0]],
     out_axes: Literal[0] = 0,
@@ -67,21 +90,25 @@ def vmap(
 @overload
 def vmap(
     fn: Callable[..., R], in_axes: InAxes = 0, out_axes: Literal[0] = 0
-) -> Callable[..., list[R]]: ...
+) -> Batched[list[R]]: ...
 @overload
-def vmap(
+def vmap(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[..., tuple[R1, R2]], in_axes: InAxes = 0, out_axes: Literal[0] = 0
-) -> Callable[..., tuple[list[R1], list[R2]]]: ...
+) -> Batched[tuple[list[R1], list[R2]]]: ...
 @overload
 def vmap(
     fn: Callable[..., Mapping[K, R]], in_axes: InAxes = 0, out_axes: Literal[0] = 0
-) -> Callable[..., dict[K, list[R]]]: ...
+) -> Batched[dict[K, list[R]]]: ...
 @overload
-def vmap(fn: Callable[..., R], in_axes: InAxes, out_axes: None) -> Callable[..., R]: ...
+def vmap(
+    fn: Callable[..., Sequence[R]], in_axes: InAxes = 0, out_axes: Literal[0] = 0
+) -> Batched[list[list[R]]]: ...
+@overload
+def vmap(fn: Callable[..., R], in_axes: InAxes, out_axes: None) -> Batched[R]: ...
 @overload
 def vmap(
     fn: Callable[..., object], in_axes: InAxes = 0, out_axes: OutAxes = 0
-) -> Callable[..., object]: ...
+) -> Batched[object]: ...
 def vmap(
     fn: Callable[..., object], in_axes: InAxes = 0, out_axes: OutAxes = 0
 ) -> Callable[..., object]:
