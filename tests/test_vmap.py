@@ -17,10 +17,10 @@ import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from strategies import central_difference, fd_atol
 
 import autograd as ag
 from autograd import Node, Scalar
-from tests.strategies import central_difference, fd_atol
 
 Params = Mapping[str, Scalar]
 
