@@ -103,13 +103,15 @@ class Arg:
     object in every example).
     """
 
-    def __init__(self, arg: object, axes: TreeDef, root: str, axes_root: str) -> None:
+    def __init__(
+        self, arg: object, axes: TreeDef, root: str, axes_root: str, who: str = "vmap: "
+    ) -> None:
         self.whole = arg
         self.tree: TreeDef | None = None
         self.slots: list[object] = []
         if axes.kind is not Kind.NONE:  # None passes the argument itself, untouched
             leaves, tree = flatten_any(arg)
-            self.tree, self.slots = _split(tree, leaves, axes, root, axes_root)
+            self.tree, self.slots = _split(tree, leaves, axes, root, axes_root, who)
         self.columns = [s for s in self.slots if isinstance(s, _Column)]
 
     def example(self, i: int) -> object:
@@ -125,7 +127,7 @@ _Task: TypeAlias = tuple[TreeDef, TreeDef | Axis, str] | TreeDef
 
 
 def _split(
-    tree: TreeDef, leaves: list[object], axes: TreeDef, root: str, axes_root: str
+    tree: TreeDef, leaves: list[object], axes: TreeDef, root: str, axes_root: str, who: str
 ) -> tuple[TreeDef, list[object]]:
     """The example's shape (each mapped list a leaf) and its slots, in leaf order.
 
@@ -158,7 +160,7 @@ def _split(
             at += t.num_leaves
             done.append(t)
             continue
-        column = _column(t, leaves, at, root + suffix)
+        column = _column(t, leaves, at, root + suffix, who)
         if column is not None:
             slots.append(column)
             at += t.num_leaves
@@ -173,7 +175,7 @@ def _split(
     return done[0], slots
 
 
-def _column(t: TreeDef, leaves: list[object], at: int, path: str) -> _Column | None:
+def _column(t: TreeDef, leaves: list[object], at: int, path: str, who: str) -> _Column | None:
     """The batch at ``t`` if it is one (a list of numbers), None for a container of batches.
 
     Raises:
@@ -186,7 +188,7 @@ def _column(t: TreeDef, leaves: list[object], at: int, path: str) -> _Column | N
         for k, c in enumerate(t.children):
             if c.kind is not Kind.LEAF:
                 raise TypeError(
-                    f"vmap: {path}[{k}] is {_shape(c)} in a list of numbers: a mapped leaf is "
+                    f"{who}{path}[{k}] is {_shape(c)} in a list of numbers: a mapped leaf is "
                     "a list of numbers, one per example"
                 )
         values: Sequence[object] = leaves[at : at + len(t.children)]
@@ -194,9 +196,13 @@ def _column(t: TreeDef, leaves: list[object], at: int, path: str) -> _Column | N
         x = leaves[at]
         if not isinstance(x, Sequence) or isinstance(x, str | bytes | bytearray):
             raise TypeError(
-                f"vmap: {path} is a {describe(x)}, not a batch: each leaf of a mapped "
-                "argument is a list of numbers, one per example (give it the axis None in "
-                "in_axes to pass it whole to every example)"
+                f"{who}{path} is a {describe(x)}, not a batch: each leaf of a mapped "
+                "argument is a list of numbers, one per example"
+                + (
+                    " (give it the axis None in in_axes to pass it whole to every example)"
+                    if who.startswith("vmap")
+                    else ""
+                )
             )
         values = x
     else:
@@ -204,7 +210,7 @@ def _column(t: TreeDef, leaves: list[object], at: int, path: str) -> _Column | N
     for k, v in enumerate(values):
         if not _is_number(v):
             raise TypeError(
-                f"vmap: {path}[{k}] is a {describe(v)}: a batch holds numbers "
+                f"{who}{path}[{k}] is a {describe(v)}: a batch holds numbers "
                 "(float, int or a node), one per example"
             )
     return _Column(values, path)
@@ -218,8 +224,7 @@ def batch_size(columns: Sequence[_Column], who: str, allow_empty: bool = False) 
     """
     if not columns:
         raise ValueError(
-            f"{who}no mapped argument holds a batch (a list of numbers): there is "
-            "nothing to map over"
+            f"{who}nothing to map over: no mapped argument holds a batch (a list of numbers)"
         )
     first = columns[0]
     for c in columns[1:]:

@@ -244,6 +244,6 @@ def unstack(batch: object) -> Sequence[object]:
     >>> ag.unstack({"x": [1.0, 2.0], "y": [4.0, 5.0]})
     [{'x': 1.0, 'y': 4.0}, {'x': 2.0, 'y': 5.0}]
     """
-    arg = Arg(batch, LEAF_AXES, "batch", "")
+    arg = Arg(batch, LEAF_AXES, "batch", "", "unstack(): ")
     size = batch_size(arg.columns, "unstack(): ", allow_empty=True)
     return [arg.example(i) for i in range(size)]
