@@ -42,5 +42,8 @@ from ._transforms import gradients as gradients
 from ._transforms import stop_gradient as stop_gradient
 from ._transforms import value_and_grad as value_and_grad
 from ._viz import to_dot as to_dot
+from ._vmap import stack as stack
+from ._vmap import unstack as unstack
+from ._vmap import vmap as vmap
 
 __version__ = "0.1.0"

@@ -1,0 +1,446 @@
+"""The machinery of `vmap`: split batched arguments into examples, stack the outputs.
+
+A batch is a struct of arrays: the example's pytree with each leaf a list over
+the batch. `Arg` walks an argument beside its ``in_axes`` prefix (iteratively)
+to find those lists and the example's shape; `stack_outputs` checks that every
+example's output has one structure and applies ``out_axes``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Literal, TypeAlias
+
+import attrs
+
+from ._nodes import Node, _Arith
+from ._pytree import Kind, TreeDef, flatten_any, unflatten
+from ._trace import parents
+
+# ---- in_axes and out_axes ------------------------------------------------------
+
+Axis: TypeAlias = Literal[0] | None
+LEAF_AXES = TreeDef(Kind.LEAF)  # an axes tree that is just 0: map everything below
+
+
+def in_spec(in_axes: object) -> TreeDef | tuple[TreeDef, ...]:
+    """``in_axes`` as one axes tree for every argument, or one per argument."""
+    if type(in_axes) in (list, tuple):  # not a NamedTuple: that would be one argument's prefix
+        entries: Sequence[object] = in_axes  # type: ignore[assignment]  # a list or tuple, as tested
+        trees = tuple(axes_tree(e, f"in_axes[{i}]") for i, e in enumerate(entries))
+        if not any(t.num_leaves for t in trees):
+            raise ValueError(
+                f"vmap(): in_axes={in_axes!r} maps no argument; at least one entry must "
+                "be 0 or hold a 0 (as in JAX)"
+            )
+        return trees
+    if in_axes is None:
+        raise ValueError(
+            "vmap(): in_axes=None maps no argument; use 0 to map every argument, or a "
+            "tuple such as (None, 0) with one entry per positional argument"
+        )
+    tree = axes_tree(in_axes, "in_axes")
+    if tree.kind is not Kind.LEAF:
+        raise TypeError(
+            f"vmap(): in_axes must be 0 or a tuple (or list) with one entry per positional "
+            f"argument, got {describe(in_axes)}; for one argument's pytree prefix write (prefix,)"
+        )
+    return tree
+
+
+def axes_tree(axes: object, root: str) -> TreeDef:
+    """The shape of an axes pytree whose leaves are all ``0`` (``None`` is a `NONE` subtree)."""
+    leaves, tree = flatten_any(axes)
+    for x, path in zip(leaves, _leaf_paths(tree, root), strict=True):
+        if type(x) is int:
+            if x != 0:
+                raise ValueError(
+                    f"vmap(): {path} is {x}: a batch here has one axis, so an axis is 0 "
+                    "(mapped) or None (passed whole to every example)"
+                )
+        else:
+            raise TypeError(f"vmap(): {path} is a {describe(x)}: an axis is 0 or None")
+    return tree
+
+
+_DESCEND: Literal["descend"] = "descend"
+
+
+def _resolve(axes: TreeDef, tree: TreeDef, axes_path: str, path: str) -> Axis | Literal["descend"]:
+    """The axis ``axes`` gives all of ``tree``, or `_DESCEND` into a matching container.
+
+    Raises:
+        ValueError: if ``axes`` is a container that ``tree`` does not match.
+    """
+    if axes.kind is Kind.LEAF:
+        return 0
+    if axes.kind is Kind.NONE:
+        return None
+    if not _same_node(axes, tree):
+        raise ValueError(
+            f"vmap: {axes_path} is {_shape(axes)} but {path} is {_shape(tree)}: an axes "
+            "entry must be a prefix of its argument's pytree (0 or None where it stops)"
+        )
+    return _DESCEND
+
+
+# ---- splitting arguments into examples -------------------------------------------
+
+
+@attrs.frozen
+class _Column:
+    """One mapped leaf: its value in every example, and its path for messages."""
+
+    values: Sequence[object]
+    path: str
+
+
+class Arg:
+    """One positional argument: passed whole, or rebuilt per example from its slots.
+
+    A slot is a `_Column` (indexed per example) or a broadcast leaf (the same
+    object in every example).
+    """
+
+    def __init__(
+        self, arg: object, axes: TreeDef, root: str, axes_root: str, who: str = "vmap: "
+    ) -> None:
+        self.whole = arg
+        self.tree: TreeDef | None = None
+        self.slots: list[object] = []
+        if axes.kind is not Kind.NONE:  # None passes the argument itself, untouched
+            leaves, tree = flatten_any(arg)
+            self.tree, self.slots = _split(tree, leaves, axes, root, axes_root, who)
+        self.columns = [s for s in self.slots if isinstance(s, _Column)]
+
+    def example(self, i: int) -> object:
+        """The argument of example ``i``."""
+        if self.tree is None:
+            return self.whole
+        return unflatten(
+            self.tree, [s.values[i] if isinstance(s, _Column) else s for s in self.slots]
+        )
+
+
+_Task: TypeAlias = tuple[TreeDef, TreeDef | Axis, str] | TreeDef
+
+
+def _split(
+    tree: TreeDef, leaves: list[object], axes: TreeDef, root: str, axes_root: str, who: str
+) -> tuple[TreeDef, list[object]]:
+    """The example's shape (each mapped list a leaf) and its slots, in leaf order.
+
+    An iterative pre-order walk of ``tree`` beside its axes prefix; a bare
+    `TreeDef` on the stack rebuilds that container from its children's shapes.
+    """
+    slots: list[object] = []
+    done: list[TreeDef] = []
+    at = 0  # leaves before the current subtree
+    stack: list[_Task] = [(tree, axes, "")]
+    while stack:
+        task = stack.pop()
+        if isinstance(task, TreeDef):  # all its children are done
+            n = len(task.children)
+            kids = tuple(done[len(done) - n :])
+            del done[len(done) - n :]
+            done.append(attrs.evolve(task, children=kids))
+            continue
+        t, axis, suffix = task
+        if isinstance(axis, TreeDef):
+            resolved = _resolve(axis, t, axes_root + suffix, root + suffix)
+            if resolved == _DESCEND:
+                stack.append(t)
+                subs = zip(t.children, axis.children, _suffixes(t, suffix), strict=True)
+                stack.extend(reversed(list(subs)))
+                continue
+            axis = resolved
+        if axis is None:
+            slots.extend(leaves[at : at + t.num_leaves])
+            at += t.num_leaves
+            done.append(t)
+            continue
+        column = _column(t, leaves, at, root + suffix, who)
+        if column is not None:
+            slots.append(column)
+            at += t.num_leaves
+            done.append(LEAF_AXES)
+        elif t.kind is Kind.NONE:
+            done.append(t)
+        else:
+            stack.append(t)
+            stack.extend(
+                reversed([(c, 0, s) for c, s in zip(t.children, _suffixes(t, suffix), strict=True)])
+            )
+    return done[0], slots
+
+
+def _column(t: TreeDef, leaves: list[object], at: int, path: str, who: str) -> _Column | None:
+    """The batch at ``t`` if it is one (a list of numbers), None for a container of batches.
+
+    Raises:
+        TypeError: naming the path of a number that is not in a list, or of a
+            list element that is not a number.
+    """
+    if t.kind in (Kind.LIST, Kind.TUPLE) and (
+        not t.children or any(c.kind is Kind.LEAF for c in t.children)
+    ):
+        for k, c in enumerate(t.children):
+            if c.kind is not Kind.LEAF:
+                raise TypeError(
+                    f"{who}{path}[{k}] is {_shape(c)} in a list of numbers: a mapped leaf is "
+                    "a list of numbers, one per example"
+                )
+        values: Sequence[object] = leaves[at : at + len(t.children)]
+    elif t.kind is Kind.LEAF:
+        x = leaves[at]
+        if not isinstance(x, Sequence) or isinstance(x, str | bytes | bytearray):
+            raise TypeError(
+                f"{who}{path} is a {describe(x)}, not a batch: each leaf of a mapped "
+                "argument is a list of numbers, one per example"
+                + (
+                    " (give it the axis None in in_axes to pass it whole to every example)"
+                    if who.startswith("vmap")
+                    else ""
+                )
+            )
+        values = x
+    else:
+        return None
+    for k, v in enumerate(values):
+        if not _is_number(v):
+            raise TypeError(
+                f"{who}{path}[{k}] is a {describe(v)}: a batch holds numbers "
+                "(float, int or a node), one per example"
+            )
+    return _Column(values, path)
+
+
+def batch_size(columns: Sequence[_Column], who: str, allow_empty: bool = False) -> int:
+    """The common length of ``columns``.
+
+    Raises:
+        ValueError: for no column, ragged columns, or (unless ``allow_empty``) length 0.
+    """
+    if not columns:
+        raise ValueError(
+            f"{who}nothing to map over: no mapped argument holds a batch (a list of numbers)"
+        )
+    first = columns[0]
+    for c in columns[1:]:
+        if len(c.values) != len(first.values):
+            raise ValueError(
+                f"{who}{first.path} has {len(first.values)} examples but {c.path} "
+                f"has {len(c.values)}"
+            )
+    if not first.values and not allow_empty:
+        raise ValueError(
+            f"{who}the batch is empty ({first.path} has 0 examples): the output's structure "
+            "is only known by calling the function on an example; skip empty batches"
+        )
+    return len(first.values)
+
+
+class Batch:
+    """The positional arguments of one call, split into examples."""
+
+    def __init__(
+        self, args: tuple[object, ...], spec: TreeDef | tuple[TreeDef, ...], names: list[str]
+    ) -> None:
+        if isinstance(spec, tuple) and len(spec) != len(args):
+            raise ValueError(
+                f"vmap: in_axes has {len(spec)} entries but the function was called with "
+                f"{len(args)} positional argument(s)"
+            )
+        specs = spec if isinstance(spec, tuple) else (spec,) * len(args)
+        axes_roots = [
+            f"in_axes[{i}]" if isinstance(spec, tuple) else "in_axes" for i in range(len(args))
+        ]
+        self.args = [
+            Arg(a, s, names[i] if i < len(names) else f"args[{i}]", axes_roots[i])
+            for i, (a, s) in enumerate(zip(args, specs, strict=True))
+        ]
+        self.columns = [c for a in self.args for c in a.columns]
+        self.size = batch_size(self.columns, "vmap: ")
+        self.clean: set[Node] = set()  # nodes known not to depend on a mapped node
+        self.mapped: set[Node] | None = None  # the nodes in the columns, once needed
+
+    def call(self, fn: Callable[..., object], i: int) -> object:
+        """``fn`` on example ``i``; an exception says which example raised it."""
+        example = [a.example(i) for a in self.args]
+        try:
+            return fn(*example)
+        except Exception as e:
+            e.add_note(f"(raised by vmap's call on example {i} of {self.size})")
+            raise
+
+    def depends(self, x: Node) -> bool:
+        """Whether ``x``'s graph reaches a node of a mapped argument (an iterative walk)."""
+        if self.mapped is None:
+            self.mapped = {v for c in self.columns for v in c.values if isinstance(v, _Arith)}  # type: ignore[misc]  # every _Arith is a Node
+        mapped = self.mapped
+        seen: set[Node] = set()
+        stack = [x]
+        while stack:
+            node = stack.pop()
+            if node in mapped:
+                return True
+            if node not in seen and node not in self.clean:
+                seen.add(node)
+                stack.extend(parents(node))
+        self.clean |= seen
+        return False
+
+
+# ---- stacking outputs ------------------------------------------------------------
+
+
+def stack_outputs(outs: list[object], axes: TreeDef, batch: Batch) -> object:
+    """The outputs of every example as one pytree, each leaf per its axis."""
+    tree = flatten_any(outs[0])[1]
+    columns = columns_of(outs, "fn(example {i})", "vmap: ")
+    leaves: list[object] = []
+    for column, (path, axis) in zip(columns, _leaf_axes(axes, tree), strict=True):
+        leaves.append(column if axis == 0 else _unbatched(column, path, batch))
+    return unflatten(tree, leaves)
+
+
+def columns_of(trees: Sequence[object], root: str, who: str) -> list[list[object]]:
+    """Leaf ``k`` of every tree, for each ``k``; the trees must have one structure.
+
+    Raises:
+        TypeError: naming the path (``root`` formatted with the tree's index)
+            of a leaf that is not a number.
+        ValueError: naming the first path where a tree's structure differs
+            from the first tree's.
+    """
+    first_leaves, first = flatten_any(trees[0])
+    columns: list[list[object]] = [[] for _ in first_leaves]
+    for i, x in enumerate(trees):
+        leaves, tree = (first_leaves, first) if i == 0 else flatten_any(x)
+        if tree != first:
+            suffix, a, b = _first_difference(tree, first)
+            raise ValueError(
+                f"{who}{root.format(i=i)}{suffix} is {_shape(a)} but {root.format(i=0)}{suffix} "
+                f"is {_shape(b)}: every example must have the same structure"
+            )
+        for column, v in zip(columns, leaves, strict=True):
+            column.append(v)
+        bad = next((k for k, v in enumerate(leaves) if not _is_number(v)), None)
+        if bad is not None:
+            path = _leaf_paths(tree, root.format(i=i))[bad]
+            raise TypeError(f"{who}{path} is a {describe(leaves[bad])}: leaves must be numbers")
+    return columns
+
+
+def _leaf_axes(axes: TreeDef, tree: TreeDef) -> list[tuple[str, Axis]]:
+    """The path and axis of every leaf of the output ``tree``, in leaf order."""
+    out: list[tuple[str, Axis]] = []
+    stack: list[tuple[TreeDef, TreeDef, str]] = [(tree, axes, "")]
+    while stack:
+        t, a, suffix = stack.pop()
+        axis = _resolve(a, t, "out_axes" + suffix, "the output" + suffix)
+        if axis == _DESCEND:
+            subs = zip(t.children, a.children, _suffixes(t, suffix), strict=True)
+            stack.extend(reversed(list(subs)))
+        else:
+            out.extend((p, axis) for p in _leaf_paths(t, "output" + suffix))
+    return out
+
+
+def _unbatched(column: list[object], path: str, batch: Batch) -> object:
+    """The one value of an ``out_axes=None`` leaf, checked to be the same in every example.
+
+    Raises:
+        ValueError: if it depends on a mapped argument or differs between examples.
+    """
+    if any(isinstance(x, _Arith) and batch.depends(x) for x in column):  # type: ignore[arg-type]  # every _Arith is a Node
+        raise ValueError(
+            f"vmap: {path} depends on a mapped argument, but its out_axes is None; "
+            "use out_axes=0 to get one value per example"
+        )
+    first = column[0]
+    try:
+        values = [x.value if isinstance(x, _Arith) else x for x in column]  # type: ignore[attr-defined]  # every _Arith has a value
+    except TypeError:
+        # jit's trace refuses `.value` reads (and so any branch on a mapped
+        # value): the outputs then depend on broadcast arguments only, as checked.
+        return first
+    for i, v in enumerate(values):
+        if not _same_value(v, values[0]):
+            raise ValueError(
+                f"vmap: {path} is {v!r} in example {i} but {values[0]!r} in example 0; "
+                "out_axes=None needs the same value in every example (use out_axes=0)"
+            )
+    return first
+
+
+# ---- small helpers -----------------------------------------------------------------
+
+
+def _is_number(x: object) -> bool:
+    return isinstance(x, _Arith) or (type(x) is not bool and isinstance(x, int | float))
+
+
+def _same_value(a: object, b: object) -> bool:
+    """Equal as float64 bits would be, except that every nan equals every nan."""
+    if a != a:
+        return b != b
+    return a == b and (a != 0 or math.copysign(1.0, a) == math.copysign(1.0, b))  # type: ignore[arg-type]  # numbers
+
+
+def describe(x: object) -> str:
+    return f"{type(x).__name__} ({x!r:.60})"
+
+
+def _suffixes(t: TreeDef, suffix: str) -> list[str]:
+    """The path suffix of each child of ``t``: ``[0]``, ``['w']`` or ``.name``."""
+    if t.kind in (Kind.NAMEDTUPLE, Kind.ATTRS):
+        return [f"{suffix}.{k}" for k in t.keys]
+    if t.kind is Kind.DICT:
+        return [f"{suffix}[{k!r}]" for k in t.keys]
+    return [f"{suffix}[{i}]" for i in range(len(t.children))]
+
+
+def _leaf_paths(tree: TreeDef, root: str) -> list[str]:
+    """The path of every leaf of ``tree``, in leaf order (an iterative walk)."""
+    out: list[str] = []
+    stack = [(tree, root)]
+    while stack:
+        t, path = stack.pop()
+        if t.kind is Kind.LEAF:
+            out.append(path)
+        else:
+            stack.extend(reversed(list(zip(t.children, _suffixes(t, path), strict=True))))
+    return out
+
+
+def _same_node(a: TreeDef, b: TreeDef) -> bool:
+    """Same container at the top: kind, class, keys and number of children."""
+    return (a.kind, a.meta, a.keys, len(a.children)) == (b.kind, b.meta, b.keys, len(b.children))
+
+
+def _first_difference(a: TreeDef, b: TreeDef) -> tuple[str, TreeDef, TreeDef]:
+    """The first path (in leaf order) where two different shapes differ, and both subtrees."""
+    stack = [(a, b, "")]
+    while stack:
+        x, y, suffix = stack.pop()
+        if not _same_node(x, y):
+            return suffix, x, y
+        stack.extend(reversed(list(zip(x.children, y.children, _suffixes(x, suffix), strict=True))))
+    return "", a, b  # equal shapes: not reached for a != b
+
+
+def _shape(t: TreeDef) -> str:
+    """``a list of 3``, ``a dict with keys ['w', 'b']``: one level of a shape, for messages."""
+    match t.kind:
+        case Kind.LEAF:
+            return "a leaf"
+        case Kind.NONE:
+            return "None"
+        case Kind.LIST | Kind.TUPLE:
+            return f"a {t.kind.name.lower()} of {len(t.children)}"
+        case Kind.DICT:
+            return f"a dict with keys {list(t.keys)}"
+        case Kind.NAMEDTUPLE | Kind.ATTRS:
+            return f"a {getattr(t.meta[0], '__name__', t.meta[0])}"
