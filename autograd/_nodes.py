@@ -542,22 +542,23 @@ class Pow(_Arith):
 
     def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
         dx, dy = t.get(self.x), t.get(self.y)
-        # torch's forward formula is the two backward formulas applied to the
-        # tangents (same masks); an absent (zero) tangent contributes nothing.
+        # The backward formulas applied to the tangents, with the same masks. A
+        # mask that drops g in `vjp` (exponent 0) gives no tangent at all, not a
+        # 0.0: reverse mode never multiplies the dropped g by anything, so neither
+        # may forward mode (at (-2, 0) a 0.0 here meets log(-2) downstream and
+        # becomes nan, where reverse gives torch's -0.5).
         y = self.y.value
         const = type(self.y) is Const
-        tx: S | float | None = None
-        if dx is not None:
-            if y == 0.0:
-                tx = 0.0
-            elif const:
+        tx: S | None = None
+        if dx is not None and y != 0.0:
+            if const:
                 tx = dx * (y * power(p(self.x), y - 1.0))
             else:
                 tx = dx * (p(self.y) * power_var(p(self.x), p(self.y) + -1.0))
-        ty: S | float | None = None
+        ty: S | None = None
         if dy is not None and not const:
             masked = self.x.value == 0.0 and y >= 0.0
-            ty = 0.0 if masked else dy * (p(self) * log(p(self.x)))
+            ty = dy * 0.0 if masked else dy * (p(self) * log(p(self.x)))  # vjp's `g * 0.0`
         return ty if tx is None else tx if ty is None else tx + ty
 
 
