@@ -309,11 +309,11 @@ def _torch_node(x: float, y: float) -> Matrix:
     a = torch.tensor(x, dtype=torch.float64, requires_grad=True)
     b = torch.tensor(y, dtype=torch.float64, requires_grad=True)
     grads = torch.autograd.grad(a**b, (a, b), create_graph=True)
-    rows = []
+    rows: list[tuple[float, float]] = []
     for g in grads:
-        second = torch.autograd.grad(g, (a, b), retain_graph=True)  # x ** y uses both
-        rows.append(tuple(s.item() for s in second))
-    return (rows[0], rows[1])  # type: ignore[return-value]  # two pairs, as torch returned them
+        dx, dy = torch.autograd.grad(g, (a, b), retain_graph=True)  # x ** y uses both
+        rows.append((float(dx.item()), float(dy.item())))
+    return (rows[0], rows[1])
 
 
 HAVE_TORCH = importlib.util.find_spec("torch") is not None
