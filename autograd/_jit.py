@@ -420,13 +420,13 @@ def _trace(
             inputs.extend(variables)
             new_args[i] = unflatten(trees[i], variables)
     result = _call_guarded(vg.fn if vg is not None else fn, inputs, new_args, kwargs)
-    # the inputs that are plain floats in the eager call: all of them, or the undifferentiated
-    wrt = set(_differentiated(vg, inputs, trees, len(args))) if vg is not None else set()
-    program = Program(inputs, BUDGET, floats=[x for x in inputs if x not in wrt])
+    wrt = _differentiated(vg, inputs, trees, len(args)) if vg is not None else []
+    differentiated = set(wrt)  # the rest are plain floats in the eager call
+    program = Program(inputs, BUDGET, floats=[x for x in inputs if x not in differentiated])
     try:
         if vg is None:
             return _compile_plain(program, result, fn)
-        return _compile_grad(program, vg, result, inputs, trees, args)
+        return _compile_grad(program, vg, result, wrt, trees)
     except (ExternalNodeError, GraphTooBigError):  # an outside node, or too big: stay eager
         return _eager()
 
@@ -508,15 +508,13 @@ def _compile_grad(
     program: Program,
     vg: _ValueAndGrad,
     result: object,
-    inputs: list[Node],
+    wrt: list[Node],
     trees: dict[int, TreeDef],
-    args: tuple[object, ...],
 ) -> _Entry:
     out, aux = vg._split(result)
     aux_leaves, aux_tree = _result_leaves(aux, "aux", vg.fn)
     aux_nodes: list[Node] = [x for x in aux_leaves if isinstance(x, _Arith)]  # type: ignore[misc]
     aux_fixed = [_OUT if isinstance(x, _Arith) else x for x in aux_leaves]
-    wrt = _differentiated(vg, inputs, trees, len(args))
     root = out if isinstance(out, _Arith) else None
     program.forward([*([root] if root is not None else []), *aux_nodes])
     grads = program.backward(root, wrt) if root is not None else ["0.0"] * len(wrt)
