@@ -174,7 +174,11 @@ def evaluate(expr: Expr, xs: Sequence[Scalar]) -> Scalar:
         case Unary(name, x):
             return _bounded(UNARY[name][0](evaluate(x, xs)))
         case Binary(name, x, y):
-            return _bounded(BINARY[name][0](evaluate(x, xs), evaluate(y, xs)))
+            u, v = evaluate(x, xs), evaluate(y, xs)
+            try:
+                return _bounded(BINARY[name][0](u, v))
+            except OverflowError:  # two plain constants: Python's float ** raises past 1e308
+                raise Unsuitable from None
 
 
 def _bounded(v: Scalar) -> Scalar:
