@@ -41,7 +41,9 @@ Documented deviations (docs/reference-testing.md, "Differential testing"):
   the masked branch's own derivative (``1 / x`` at 0: ``inf``) by 0, so its
   second derivatives there are nan; ours are constants, so ours are 0. For
   programs that take a masked branch only values and first derivatives are
-  compared.
+  compared. ``relu`` at an input ``<= 0`` is the same case: PyTorch's double
+  backward multiplies its mask's 0 by the cotangent (nan times 0 is nan in
+  ``(-1.0) ** y * relu(x)`` at ``x = 0``), ours selects 0.
 - A derivative that is zero by structure (no path from the input, or a
   mask such as ``relu`` at a negative input) is a float 0.0 in ours; PyTorch
   may return ``-0.0`` there (``0 * -1`` in its backward graph). Likewise a
@@ -293,6 +295,15 @@ def pow_mask_taken(roots: Iterable[Node]) -> bool:
     return False
 
 
+def relu_mask_taken(roots: Iterable[Node]) -> bool:
+    """Whether a ``relu`` takes its masked branch (an input ``<= 0``)."""
+    return any(
+        isinstance(node, Relu) and node.x.value <= 0.0
+        for root in roots
+        for node, _ in toposort(root)
+    )
+
+
 def not_finite_inside(root: Node) -> bool:
     """Whether some value in the graph is ``±inf`` or nan (an input, or an op's result)."""
     return any(not math.isfinite(node.value) for node, _ in toposort(root))
@@ -347,6 +358,7 @@ def check_program(expr: Expr, inputs: Mapping[str, float]) -> bool:
     rows += [(f"d/d{a}", g, t) for a, g, t in zip(names_, g1, grads, strict=True)]
     masked = (
         pow_mask_taken([out])
+        or relu_mask_taken([out])
         or not_finite_inside(out)
         or subnormal_inside(out)
         or sigmoid_near_zero(out)
