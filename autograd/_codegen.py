@@ -1,12 +1,12 @@
 """Compile a traced graph to straight-line Python: one statement per node.
 
-The forward pass computes each node's value with the float helpers its class
-uses (`exp_float`, `pow_scalar_float`, ...); the backward pass mirrors the
-float instantiation of each class's ``vjp`` rule, node by node, in the order
-the eager sweep (`_trace.backward`) visits them and accumulates cotangents.
-Conditions inside rules (relu's mask, pow's exponent-0 case and masks) become
-conditional expressions on run-time values, never decisions frozen from the
-trace. Constants are passed in as objects, so ``-0.0``, ``nan`` and ``inf``
+Nothing here knows an op: the forward pass is each node's ``forward_source``
+(a call of the float helper its class computes with), the backward pass is
+each node's own ``vjp`` rule run on `Sym` (so it is the rule, not a copy),
+node by node, in the order the eager sweep (`_trace.backward`) visits them and
+accumulates cotangents. Choices inside rules (relu's mask, pow's exponent-0
+case) are `where`s, so they become conditional expressions on run-time
+values, never decisions frozen from the trace. Constants are passed in as objects, so ``-0.0``, ``nan`` and ``inf``
 keep their bits. `tests/test_jit.py` checks every rule here against eager.
 """
 
@@ -20,45 +20,14 @@ import struct
 from collections.abc import Callable, Sequence
 from typing import assert_never, cast
 
-from ._nodes import (
-    VARIABLE_ONE,
-    Add,
-    Const,
-    Div,
-    Exp,
-    Leaf,
-    Log,
-    Mul,
-    Node,
-    Pow,
-    Relu,
-    Sigmoid,
-    Tanh,
-    div_float,
-    exp_float,
-    log_float,
-    pow_float,
-    pow_scalar_float,
-    relu_float,
-    sigmoid_float,
-    sigmoid_slope_near_zero,
-)
+import attrs
+
+from ._nodes import VARIABLE_ONE, Const, Leaf, Mul, Node, Op
+from ._sym import HELPERS, Sym, call, infix
 from ._trace import toposort
 
 CHUNK = 20_000
 """Statements per generated function: CPython compiles very long functions slowly."""
-
-_HELPERS: dict[str, object] = {
-    "div_float": div_float,
-    "exp_float": exp_float,
-    "log_float": log_float,
-    "pow_float": pow_float,
-    "pow_scalar_float": pow_scalar_float,
-    "relu_float": relu_float,
-    "sigmoid_float": sigmoid_float,
-    "sigmoid_slope_near_zero": sigmoid_slope_near_zero,
-    "tanh": math.tanh,
-}
 
 Stmt = tuple[str, str, tuple[str, ...]]  # target name, expression, names it reads
 
@@ -131,44 +100,47 @@ class Program:
         return any(x in floats for x in ins) and all(x in floats or type(x) is Const for x in ins)
 
     def _forward(self, node: Node, v: str) -> str:
-        n = self.names
         match node:
             case Const():
                 return self.const(node.value)
             case Leaf():
                 raise ExternalNodeError(node)
-            case Add():
-                x, y = n[node.x], n[node.y]
-                self.emit(v, f"{x} + {y}", (x, y))
-            case Mul():
-                x, y = n[node.x], n[node.y]
-                self.emit(v, f"{x} * {y}", (x, y))
-            case Div():
-                x, y = n[node.x], n[node.y]
-                self.emit(v, f"div_float({x}, {y})", (x, y))
-            case Pow():
-                x, y = n[node.x], n[node.y]
-                if node in self.floats or (node.y not in self.floats and type(node.y) is not Const):
-                    self.emit(v, f"pow_float({x}, {y})", (x, y))  # Python's float pow, or C pow
-                elif node.y in self.floats:  # a node to a number known only at run time
-                    self.emit(v, f"pow_scalar_float({x}, {y})", (x, y))
-                elif node.y.value == 2.0:  # pow_scalar_float's first case, inlined
-                    self.emit(v, f"{x} * {x}", (x,))
-                else:
-                    self.emit(v, f"pow_scalar_float({x}, {y})", (x, y))
-            case Exp():
-                self.emit(v, f"exp_float({n[node.x]})", (n[node.x],))
-            case Log():
-                self.emit(v, f"log_float({n[node.x]})", (n[node.x],))
-            case Tanh():
-                self.emit(v, f"tanh({n[node.x]})", (n[node.x],))
-            case Relu():
-                self.emit(v, f"relu_float({n[node.x]})", (n[node.x],))
-            case Sigmoid():
-                self.emit(v, f"sigmoid_float({n[node.x]})", (n[node.x],))
             case _:
-                assert_never(node)
+                xs = [self._sym(x) for x in self._inputs(node)]
+                if node in self.floats:  # Python's float arithmetic, with IEEE results
+                    cls = type(node)
+                    src = infix(xs[0], cls.infix, xs[1]) if cls.infix else call(cls.impl, *xs)
+                else:
+                    src = self._as_eager(node)[0].forward_source(xs)
+                self.emit(v, src.src, src.uses)
         return v
+
+    def _sym(self, node: Node) -> Sym:
+        name = self.names[node]
+        return Sym(name, (name,))
+
+    def _inputs(self, node: Op) -> list[Node]:
+        return [getattr(node, field) for field in node.inputs]
+
+    def _as_eager(self, node: Op) -> tuple[Op, dict[Node, Sym]]:
+        """``node`` as the eager call built it, and the names its rule reads.
+
+        An input that is a plain number in the eager call was lifted to a
+        `Const` there (``x ** c`` takes PyTorch's scalar path); here it is a
+        traced input, so the rule runs on a copy with a stand-in `Const`.
+        """
+        names = {x: self._sym(x) for x in self._inputs(node)}
+        if node in self.names:  # a rule reads the node's own value (the forward does not)
+            names[node] = self._sym(node)
+        i = node.const_variant
+        if i is None or getattr(node, node.inputs[i]) not in self.floats:
+            return node, names
+        stand_in = Const(math.nan)  # no value of it is read: only that it is a constant
+        copy = attrs.evolve(node, **{node.inputs[i]: stand_in})
+        names[stand_in] = names[getattr(node, node.inputs[i])]
+        if node in names:
+            names[copy] = names[node]
+        return copy, names
 
     def backward(self, root: Node, wrt: Sequence[Node]) -> list[str]:
         """Statements for the cotangents of ``wrt``, in the eager sweep's order.
@@ -188,21 +160,22 @@ class Program:
             return ["0.0"] * len(wrt)
         cot: dict[Node, str] = {root: self.const(1.0)}
         for node, ins in reversed(order):
-            if ins and node in needs:
-                self._vjp(node, ins, cot, needs)
+            if ins and node in needs and node in cot:  # not in cot: only a comparison reads it
+                self._vjp(cast(Op, node), ins, cot, needs)
         return [cot.get(x, "0.0") for x in wrt]
 
     def _vjp(
-        self, node: Node, ins: tuple[Node, ...], cot: dict[Node, str], needs: set[Node]
+        self, node: Op, ins: tuple[Node, ...], cot: dict[Node, str], needs: set[Node]
     ) -> None:
         """Accumulate ``node``'s contributions into its inputs' cotangents (field order).
 
         Every statement sets a fresh name, so a contribution that is just a
         name (``Add`` passes ``g`` on) is shared without a copy.
         """
-        for x, (expr, uses) in zip(ins, self._rule(node, cot[node]), strict=True):
-            if x not in needs:
+        for x, contribution in zip(ins, self._rule(node, cot[node]), strict=True):
+            if x not in needs or contribution is None:
                 continue
+            expr, uses = contribution
             prev = cot.get(x)
             if prev is None and expr.isidentifier():
                 cot[x] = expr
@@ -214,59 +187,11 @@ class Program:
                 self.emit(target, f"{prev} + ({expr})", (prev, *uses))
             cot[x] = target
 
-    def _rule(self, node: Node, g: str) -> list[tuple[str, tuple[str, ...]]]:
-        """The float instantiation of ``node.vjp``, as source (see each class's rule)."""
-        n = self.names
-        v = n[node]
-        match node:
-            case Leaf() | Const():
-                return []
-            case Add():
-                return [(g, (g,)), (g, (g,))]
-            case Mul():
-                x, y = n[node.x], n[node.y]
-                return [(f"{g} * {y}", (g, y)), (f"{g} * {x}", (g, x))]
-            case Div():  # g / y and -g * ((x / y) / y), x / y being this node's value
-                y = n[node.y]
-                return [
-                    (f"div_float({g}, {y})", (g, y)),
-                    (f"-{g} * div_float({v}, {y})", (g, v, y)),
-                ]
-            case Pow():
-                return self._pow_rule(node, g)
-            case Exp():
-                return [(f"{g} * {v}", (g, v))]
-            case Log():
-                x = n[node.x]
-                return [(f"div_float({g}, {x})", (g, x))]
-            case Tanh():  # tanh_slope's choice, tested at run time
-                slope = f"(1.0 - {v} * {v} if -0.5 < {v} < 0.5 else (1.0 - {v}) * (1.0 + {v}))"
-                return [(f"{g} * {slope}", (g, v))]
-            case Relu():  # torch threshold_backward, tested at run time
-                return [(f"0.0 if {v} <= 0.0 else {g}", (g, v))]
-            case Sigmoid():  # the rule's choice by the input, tested at run time
-                x = n[node.x]
-                near = f"{g} * sigmoid_slope_near_zero({x})"
-                far = f"{g} * (1.0 - {v}) * {v}"
-                return [(f"{near} if 0.0 < abs({x}) < 0.5 else {far}", (g, x, v))]
-            case _:
-                assert_never(node)
-
-    def _pow_rule(self, node: Pow, g: str) -> list[tuple[str, tuple[str, ...]]]:
-        x, y, v = self.names[node.x], self.names[node.y], self.names[node]
-        if node.y in self.floats:  # a number exponent known at run time: Pow.vjp's Const branch
-            gx = f"{g} * ({y} * pow_scalar_float({x}, {y} - 1.0)) if {y} != 0.0 else 0.0"
-            return [(gx, (g, y, x)), ("0.0", ())]
-        if type(node.y) is Const:  # a constant exponent: its tests are decided here
-            c = node.y.value
-            if c == 0.0:
-                return [("0.0", ()), ("0.0", ())]
-            cm1 = self.const(c - 1.0)
-            return [(f"{g} * ({y} * pow_scalar_float({x}, {cm1}))", (g, y, x, cm1)), ("0.0", ())]
-        m1 = self.const(-1.0)
-        gx = f"{g} * ({y} * pow_float({x}, {y} + {m1})) if {y} != 0.0 else 0.0"
-        gy = f"{g} * 0.0 if {x} == 0.0 and {y} >= 0.0 else {g} * ({v} * log_float({x}))"
-        return [(gx, (g, y, x, m1)), (gy, (g, x, y, v))]
+    def _rule(self, node: Op, g: str) -> list[tuple[str, tuple[str, ...]] | None]:
+        """The node's ``vjp`` rule run on `Sym`: the code of each input's contribution."""
+        eager, names = self._as_eager(node)
+        outs = eager.vjp(Sym(g, (g,)), names.__getitem__)
+        return [None if o is None else (o.src, o.uses) for o in outs]
 
     def link(self, outputs: Sequence[str]) -> Callable[[list[float]], tuple[float, ...]]:
         """Compile the statements into chunks of `CHUNK`; the result maps inputs to outputs.
@@ -300,7 +225,7 @@ class Program:
             returns = names if len(chunks) == 1 else None
             src = _chunk_source(ci, chunk, loads[ci], list(stores[ci]), returns, slots)
             self.sources.append(src)
-            namespace = dict(_HELPERS)  # one chunk at a time: CPython compiles big modules slowly
+            namespace = dict(HELPERS)  # one chunk at a time: CPython compiles big modules slowly
             exec(compile(src, "<autograd.jit>", "exec"), namespace)
             # popped: left in its own globals, a function makes a cycle only the collector frees
             fns.append(cast(_Chunk, namespace.pop(f"chunk{ci}")))

@@ -129,8 +129,9 @@ def _describe_site(site: tuple[str, int] | None) -> str:
 
 def _internal(filename: str) -> bool:
     # attrs compiles each node class's __init__ under a name like
-    # "<attrs generated methods autograd._nodes.Mul>"
-    return filename.startswith(_PACKAGE_DIR) or filename.startswith("<attrs generated")
+    # "<attrs generated methods autograd._nodes.Mul>"; our compiled rules and
+    # jit's code are "<autograd ...>"
+    return filename.startswith((_PACKAGE_DIR, "<attrs generated", "<autograd"))
 
 
 def _isnan(v: float | Node) -> bool:
@@ -177,10 +178,12 @@ def sweep_checked(
 ) -> dict[Node, S]:
     """The reverse sweep of `backward`, checking every cotangent it creates."""
     for node, ins in reversed(order):
-        g = cotangents[node] if keep is None or node in keep else cotangents.pop(node)
-        if not ins:
+        g = cotangents.get(node) if keep is None or node in keep else cotangents.pop(node, None)
+        if not ins or g is None:
             continue
         for i, (x, gx) in enumerate(zip(ins, node.vjp(g, primal), strict=True)):
+            if gx is None:
+                continue
             prev = cotangents.get(x)
             total = gx if prev is None else prev + gx
             if _isnan(total):

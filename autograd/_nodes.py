@@ -15,12 +15,24 @@ from __future__ import annotations
 import math
 import numbers
 import operator
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Self, SupportsIndex, TypeAlias, TypeVar, cast, final, overload
+from collections.abc import Callable, Mapping, Sequence
+from typing import (
+    TYPE_CHECKING,
+    ClassVar,
+    Literal,
+    Self,
+    SupportsIndex,
+    TypeAlias,
+    TypeVar,
+    cast,
+    final,
+    overload,
+)
 
 import attrs
 
 from . import _pickling
+from ._sym import HELPERS, Sym, call, infix, select
 
 _INF = math.inf
 _NAN = math.nan
@@ -129,6 +141,21 @@ def sigmoid_float(x: float) -> float:
 def relu_float(x: float) -> float:
     """``max(x, 0)`` keeping nan and ``-0.0``, as ``torch.relu``."""
     return 0.0 if x < 0.0 else x
+
+
+def abs_float(x: float) -> float:
+    """``|x|``: ``abs(-0.0) == 0.0``, nan stays nan."""
+    return math.fabs(x)
+
+
+def sin_float(x: float) -> float:
+    """``sin(x)``; ``sin(±inf)`` is nan (``math.sin`` raises there)."""
+    return math.sin(x) if x - x == 0.0 else _NAN  # x - x is nan for inf and nan
+
+
+def cos_float(x: float) -> float:
+    """``cos(x)``; ``cos(±inf)`` is nan (``math.cos`` raises there)."""
+    return math.cos(x) if x - x == 0.0 else _NAN
 
 
 def produced_nan(node: object) -> None:
@@ -386,9 +413,12 @@ else:
     _input = attrs.Converter(_check_input, takes_self=True, takes_field=True)
 
 
-S = TypeVar("S", float, "Scalar")
-"""The scalar a rule computes with: float in a first-order sweep, `Scalar` in one
-that is differentiated again."""
+S = TypeVar("S", float, "Scalar", Sym)
+"""The scalar a rule computes with: `float` in a first-order sweep, `Scalar` in one
+that is differentiated again, `Sym` when the rule is written out as code."""
+
+Primal: TypeAlias = Callable[["Node"], S]
+"""A sweep's view of a node's primal: its value, the node itself, or its name in code."""
 
 
 @final
@@ -399,10 +429,13 @@ class Leaf(_Arith):
     value: float = attrs.field(converter=_as_float)
     name: str | None = attrs.field(default=None, kw_only=True, repr=False)
 
-    def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[()]:
+    def vjp_float(self, g: float) -> tuple[float | None, ...]:
         return ()
 
-    def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
+    def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
+        return ()
+
+    def jvp(self, t: Mapping[Node, S], p: Primal[S]) -> S | None:
         return None  # no inputs: a zero tangent unless a transform seeds this node
 
 
@@ -413,66 +446,430 @@ class Const(_Arith):
 
     value: float = attrs.field(converter=_as_float)
 
-    def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[()]:
+    def vjp_float(self, g: float) -> tuple[float | None, ...]:
         return ()
 
-    def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
+    def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
+        return ()
+
+    def jvp(self, t: Mapping[Node, S], p: Primal[S]) -> S | None:
         return None  # no inputs: a zero tangent unless a transform seeds this node
 
 
+class Op(_Arith):
+    """An op's definition: its node class holds the float forward and the derivative rule.
+
+    A subclass, decorated with `define` after ``attrs.frozen``, declares:
+
+    - its input fields (``attrs.field(converter=_input)``) and ``value`` (``init=False``);
+    - ``impl``, the float forward (a never-raising float64 helper), or ``infix``;
+    - ``vjp(self, g, p)``, the derivative rule, written once over the scalar ``S``
+      with the vocabulary of this module (operators, `divide`, `power`, `where`,
+      `le`, ...; a choice on values is a `where`, never a Python ``if``);
+    - ``name`` (the public function, the expression grammar's word) and ``label``
+      (drawings).
+
+    `define` derives the rest: the float forward run when a node is built and the
+    float rule of the first-order sweep are compiled from the rule run on `Sym`
+    (so they are the rule, not a copy of it); `jvp` applies the rule to each
+    input's tangent (the rule is linear in ``g``); the builder the operators
+    and public functions use; the entry in `OPS`.
+    """
+
+    __slots__ = ()
+    name: ClassVar[str]
+    label: ClassVar[str]
+    impl: ClassVar[Callable[..., float]]
+    infix: ClassVar[str | None] = None
+    inputs: ClassVar[tuple[str, ...]] = ()
+    const_variant: ClassVar[int | None] = None
+    """An input whose being a `Const` changes the rules (Pow's exponent), if any."""
+    value: float
+
+    def _forward(self) -> float:
+        raise NotImplementedError  # compiled by `define`
+
+    def vjp_float(self, g: float) -> tuple[float | None, ...]:
+        raise NotImplementedError  # compiled by `define`
+
+    def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
+        """Cotangents of the inputs, in field order; None where there is none."""
+        raise NotImplementedError
+
+    def jvp(self, t: Mapping[Node, S], p: Primal[S]) -> S | None:
+        """The tangent of this node: the rule applied to each input's tangent, summed in order.
+
+        Forward mode is the same rule as reverse mode, so the two cannot disagree.
+        An input without a tangent adds nothing; None if no input has one.
+        """
+        out: S | None = None
+        for i, x in enumerate(_inputs(self)):
+            dx = t.get(_self(x))
+            if dx is not None:
+                c = self.vjp(dx, p)[i]
+                if c is not None:
+                    out = c if out is None else out + c
+        return out
+
+    def forward_source(self, xs: Sequence[Sym]) -> Sym:
+        """The forward as code over the inputs' names (`jit`, and the compiled ``_forward``)."""
+        if self.infix is not None:
+            return infix(xs[0], self.infix, xs[1])
+        return call(type(self).impl, *xs)
+
+
+_new = object.__new__
+
+
+def _slot_setter(cls: type, name: str) -> Callable[[object, object], None]:
+    setter: Callable[[object, object], None] = cls.__dict__[name].__set__  # attrs slots=True
+    return setter
+
+
+OPS: dict[str, type[Op]] = {}
+"""Every op class by its public name, in definition order: what the expression
+grammar, drawings, the JSON form and `autograd.testing` read."""
+
+_OpT = TypeVar("_OpT", bound=Op)
+
+
+def define(cls: type[_OpT]) -> type[_OpT]:
+    """Complete an op class from its definition (see `Op`)."""
+    cls.inputs = tuple(f.name for f in attrs.fields(cls) if f.converter is _input)
+    OPS[cls.name] = cls
+    return cls
+
+
+def _compile_ops() -> None:
+    """Compile each op's float forward and float rule, once every op is defined (rules use others)."""
+    for cls in OPS.values():
+        if "_forward" not in cls.__dict__:
+            cls._forward = _compiled_forward(cls)  # type: ignore[method-assign]  # filled in once
+        if "vjp_float" not in cls.__dict__:
+            cls.vjp_float = _compiled_rule(cls)  # type: ignore[method-assign]  # filled in once
+
+
+def _template(cls: type[Op], const: bool) -> tuple[Op, dict[Node, Sym]]:
+    """A node of ``cls`` over stand-in inputs, and each stand-in's name in compiled code."""
+    node = _new(cls)
+    names: dict[Node, Sym] = {_self(node): Sym("out", ("out",))}
+    for i, field in enumerate(cls.inputs):
+        x = Const(1.0) if const and i == cls.const_variant else Leaf(1.0)
+        _slot_setter(cls, field)(node, x)
+        names[x] = Sym(field, (field,))
+    return node, names
+
+
+def _compile(cls: type[Op], src: str, name: str) -> Callable[..., object]:
+    namespace: dict[str, object] = {**HELPERS, "__name__": __name__, "produced_nan": produced_nan}
+    exec(compile(src, f"<autograd rule {cls.__name__}.{name}>", "exec"), namespace)
+    return cast("Callable[..., object]", namespace[name])
+
+
+def _compiled_forward(cls: type[Op]) -> Callable[[Op], float]:
+    node, names = _template(cls, const=False)
+    reads = [f"self.{field}.value" for field in cls.inputs]
+    body = node.forward_source([Sym(r) for r in reads]).src
+    src = (
+        "def _forward(self):\n"
+        f"    v = {body}\n"
+        "    if v != v:\n"
+        "        produced_nan(self)\n"
+        "    return v\n"
+    )
+    return cast("Callable[[Op], float]", _compile(cls, src, "_forward"))
+
+
+def _rule_source(cls: type[Op], const: bool, name: str) -> str:
+    node, names = _template(cls, const)
+    outs = node.vjp(Sym("g", ("g",)), names.__getitem__)
+    used = {u for o in outs if o is not None for u in o.uses}
+    lines = [f"def {name}(self, g):"]
+    if "out" in used:
+        lines.append("    out = self.value")
+    lines += [f"    {f} = self.{f}.value" for f in cls.inputs if f in used]
+    items = ["None" if o is None else o.src for o in outs]
+    lines.append(f"    return ({''.join(i + ', ' for i in items)})")
+    return "\n".join(lines) + "\n"
+
+
+def _compiled_rule(cls: type[Op]) -> Callable[[Op, float], tuple[float | None, ...]]:
+    """``vjp`` on floats, compiled from the rule run on `Sym` (as fast as hand-written code)."""
+    Rule = Callable[[Op, float], tuple[float | None, ...]]
+    plain = cast(Rule, _compile(cls, _rule_source(cls, False, "vjp_float"), "vjp_float"))
+    if cls.const_variant is None:
+        return plain
+    const = cast(Rule, _compile(cls, _rule_source(cls, True, "vjp_float"), "vjp_float"))
+    field = cls.inputs[cls.const_variant]
+    get = operator.attrgetter(field)
+
+    def vjp_float(self: Op, g: float) -> tuple[float | None, ...]:
+        return (const if type(get(self)) is Const else plain)(self, g)
+
+    return vjp_float
+
+
+_COMPARISONS: dict[str, tuple[str, Callable[[float, float], bool]]] = {
+    "lt": ("<", operator.lt),
+    "le": ("<=", operator.le),
+    "eq": ("==", operator.eq),
+    "ne": ("!=", operator.ne),
+}
+CompareOp: TypeAlias = Literal["lt", "le", "eq", "ne"]
+
+
+# --- the vocabulary of rules: each function takes floats, nodes or `Sym` ---
+# On floats it computes (the first-order sweep); on nodes it builds nodes (a
+# derivative that is differentiated again); on `Sym` it writes code (`jit`, and
+# the compiled float rules). A choice on values is `where` over a comparison:
+# decided at once on floats and constants, a `Where` node over a `Compare` node
+# otherwise, a conditional expression in code.
+
+
+@overload
+def apply(cls: type[Op], x: float) -> float: ...
+@overload
+def apply(cls: type[Op], x: Scalar) -> Scalar: ...
+@overload
+def apply(cls: type[Op], x: Sym) -> Sym: ...
+def apply(cls: type[Op], x: Scalar | Sym) -> Scalar | Sym:
+    """The one-input op ``cls`` on ``x`` inside a rule."""
+    if isinstance(x, _Arith):
+        return BUILD1[cls](x)
+    if isinstance(x, Sym):
+        return call(cls.impl, x)
+    return cls.impl(x)
+
+
+@overload
+def divide(x: float, y: float) -> float: ...
+@overload
+def divide(x: Scalar, y: Scalar) -> Scalar: ...
+@overload
+def divide(x: Sym | float, y: Sym | float) -> Sym: ...
+def divide(x: Scalar | Sym, y: Scalar | Sym) -> Scalar | Sym:
+    """``x / y`` inside a rule: IEEE division on floats, a `Div` node otherwise."""
+    if isinstance(x, Sym) or isinstance(y, Sym):
+        return call(div_float, _no_node(x), _no_node(y))
+    if isinstance(x, _Arith) or isinstance(y, _Arith):
+        return _div(_lift_scalar(x), _lift_scalar(y))
+    return div_float(x, y)
+
+
+@overload
+def power(x: float, c: float) -> float: ...
+@overload
+def power(x: Scalar, c: float) -> Scalar: ...
+@overload
+def power(x: Sym | float, c: Sym | float) -> Sym: ...
+def power(x: Scalar | Sym, c: float | Sym) -> Scalar | Sym:
+    """``x ** c`` for a constant ``c`` inside a rule: floats give the `Pow` node's value."""
+    if isinstance(x, Sym) or isinstance(c, Sym):
+        return call(pow_scalar_float, _no_node(x), c)
+    return _pow(x, _const(c)) if isinstance(x, _Arith) else pow_scalar_float(x, c)
+
+
+@overload
+def power_var(x: float, y: float) -> float: ...
+@overload
+def power_var(x: Scalar, y: Scalar) -> Scalar: ...
+@overload
+def power_var(x: Sym | float, y: Sym | float) -> Sym: ...
+def power_var(x: Scalar | Sym, y: Scalar | Sym) -> Scalar | Sym:
+    """``x ** y`` for a variable exponent inside a rule (C ``pow``, not the scalar path)."""
+    if isinstance(x, Sym) or isinstance(y, Sym):
+        return call(pow_float, _no_node(x), _no_node(y))
+    if isinstance(x, _Arith) or isinstance(y, _Arith):
+        return _pow(_lift_scalar(x), _lift_scalar(y))
+    return pow_float(x, y)
+
+
+@overload
+def log(x: float) -> float: ...
+@overload
+def log(x: Scalar) -> Scalar: ...
+@overload
+def log(x: Sym) -> Sym: ...
+def log(x: Scalar | Sym) -> Scalar | Sym:
+    """Natural logarithm inside a rule (IEEE: ``log(0.0) == -inf``)."""
+    if isinstance(x, _Arith):
+        return _log(x)
+    if isinstance(x, Sym):
+        return call(log_float, x)
+    return log_float(x)
+
+
+@overload
+def constant(x: float) -> float: ...
+@overload
+def constant(x: Scalar) -> float: ...
+@overload
+def constant(x: Sym) -> Sym: ...
+def constant(x: Scalar | Sym) -> float | Sym:
+    """The value of a `Const` input inside a rule (its structure, read once the rule knows it)."""
+    if isinstance(x, _Arith):
+        assert type(x) is Const, "constant() reads Const inputs only"
+        return x.value
+    return x
+
+
+Cond: TypeAlias = "bool | float | Node | Sym"
+"""A condition: a comparison's bool (floats, constants), a `Compare` node or its value, or code."""
+
+
+def _decided(v: Scalar | Sym) -> float | None:
+    """The value of a float or a `Const`, known now; None for a node or code."""
+    if isinstance(v, _Arith):
+        return v.value if type(v) is Const else None
+    return None if isinstance(v, Sym) else v
+
+
+@overload
+def compare(op: CompareOp, x: float, y: float) -> bool: ...
+@overload
+def compare(op: CompareOp, x: Scalar, y: Scalar) -> bool | Node: ...
+@overload
+def compare(op: CompareOp, x: Sym | float, y: Sym | float) -> Sym: ...
+def compare(op: CompareOp, x: Scalar | Sym, y: Scalar | Sym) -> Cond:
+    """``x op y`` for op in lt, le, eq, ne: decided at once when both sides are known."""
+    if isinstance(x, Sym) or isinstance(y, Sym):
+        return infix(_no_node(x), _COMPARISONS[op][0], _no_node(y))
+    a, b = _decided(x), _decided(y)
+    if a is not None and b is not None:
+        return _COMPARISONS[op][1](a, b)
+    return Compare(op, _lift_scalar(x), _lift_scalar(y))
+
+
+def lt(x: S | float, y: S | float) -> Cond:
+    """``x < y`` (see `compare`)."""
+    return compare("lt", x, y)  # type: ignore[arg-type]  # S is one of compare's overloads
+
+
+def le(x: S | float, y: S | float) -> Cond:
+    """``x <= y`` (see `compare`)."""
+    return compare("le", x, y)  # type: ignore[arg-type]  # S is one of compare's overloads
+
+
+def eq(x: S | float, y: S | float) -> Cond:
+    """``x == y`` (see `compare`)."""
+    return compare("eq", x, y)  # type: ignore[arg-type]  # S is one of compare's overloads
+
+
+def ne(x: S | float, y: S | float) -> Cond:
+    """``x != y`` (see `compare`)."""
+    return compare("ne", x, y)  # type: ignore[arg-type]  # S is one of compare's overloads
+
+
+def both(c: Cond, d: Cond) -> Cond:
+    """``c and d``: decided at once when either is a known bool."""
+    if type(c) is bool:
+        return d if c else False
+    if type(d) is bool:
+        return c if d else False
+    if isinstance(c, Sym) or isinstance(d, Sym):
+        return Sym(f"({_cond_src(c)} and {_cond_src(d)})", _uses(c) + _uses(d))
+    return _mul(cast(_Arith, c), cast(_Arith, d))  # 1.0 * 1.0: both hold
+
+
+def _cond_src(c: Cond) -> str:
+    assert isinstance(c, Sym), "a condition in code is code"
+    return c.src
+
+
+def _uses(c: Cond) -> tuple[str, ...]:
+    return c.uses if isinstance(c, Sym) else ()
+
+
+def where(c: Cond, a: S | float, b: S | float) -> S:
+    """``a`` if ``c`` holds, else ``b``: at once on a known condition, else a `Where` node or code."""
+    if type(c) is bool or type(c) is float:  # a comparison of floats, or a Compare's value
+        return cast(S, a if c else b)
+    if isinstance(c, Sym):
+        return cast(S, select(c, _no_node(a), _no_node(b)))
+    assert isinstance(c, _Arith), "a condition is a bool, a node or code"
+    if type(c) is Const:
+        return cast(S, a if c.value else b)
+    return cast(S, Where(_self(c), _lift_scalar(_no_sym(a)), _lift_scalar(_no_sym(b))))
+
+
+def _no_node(v: object) -> float | Sym:
+    assert not isinstance(v, _Arith), "code and nodes do not mix in a rule"
+    return cast("float | Sym", v)
+
+
+def _no_sym(v: object) -> Scalar:
+    assert not isinstance(v, Sym), "code and nodes do not mix in a rule"
+    return cast(Scalar, v)
+
+
+def tanh_slope(y: S) -> S:
+    """The derivative of tanh from its output ``y``, in a form chosen by ``y``.
+
+    torch computes ``1 - y*y`` with one rounding (a fused multiply-add). Two
+    roundings lose up to 3e7 ulps of it near saturation, where ``(1 - y)(1 + y)``
+    stays within 1 ulp; but differentiated, ``(1 - y)(1 + y)`` gives
+    ``(1 - y) - (1 + y)``, which cancels near 0 (tanh''(1e-12) was
+    -2.00007e-12, and 0.0 below 1e-16), where ``1 - y*y`` gives ``-2y`` exactly.
+    For ``|y| < 0.5`` both forms are within 1 ulp of the fused one.
+    """
+    return where(both(lt(-0.5, y), lt(y, 0.5)), 1.0 - y * y, (1.0 - y) * (1.0 + y))
+
+
+def sigmoid_slope_near_zero(x: S) -> S:
+    """sigmoid'(x) for ``|x| < 0.5``, as ``tanh'(x / 2) / 4``.
+
+    torch's ``s * (1 - s)`` differentiates to ``1 - 2s``, which cancels near 0:
+    sigmoid''(1e-12) is -1.25011e-13 there (exact: -1.25e-13), 27 ulps off at
+    0.1 and 8 at 0.25. This form's derivative has no cancellation; its value is
+    within 1 ulp of the exact one, and so within 2 ulps of torch's.
+    """
+    t = apply(Tanh, x * 0.5)
+    return 0.25 * (1.0 - t * t)
+
+
+def _forwarded(node: Op) -> float:
+    return node._forward()
+
+
+
 @final
+@define
 @attrs.frozen(eq=False)
-class Add(_Arith):
+class Add(Op):
     """x + y; derivatives 1 and 1."""
 
+    name = "add"
+    label = "+"
+    infix = "+"
     x: Node = attrs.field(repr=False, converter=_input)
     y: Node = attrs.field(repr=False, converter=_input)
-    value: float = attrs.field(init=False)
+    value: float = attrs.field(init=False, default=attrs.Factory(_forwarded, takes_self=True))
 
-    @value.default
-    def _forward(self) -> float:
-        v = self.x.value + self.y.value
-        if v != v:
-            produced_nan(self)
-        return v
-
-    def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S, S]:
+    def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
         return g, g
 
-    def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
-        dx, dy = t.get(self.x), t.get(self.y)
-        return dy if dx is None else dx if dy is None else dx + dy
-
 
 @final
+@define
 @attrs.frozen(eq=False)
-class Mul(_Arith):
+class Mul(Op):
     """x * y; derivatives y and x."""
 
+    name = "mul"
+    label = "*"
+    infix = "*"
     x: Node = attrs.field(repr=False, converter=_input)
     y: Node = attrs.field(repr=False, converter=_input)
-    value: float = attrs.field(init=False)
+    value: float = attrs.field(init=False, default=attrs.Factory(_forwarded, takes_self=True))
 
-    @value.default
-    def _forward(self) -> float:
-        v = self.x.value * self.y.value
-        if v != v:
-            produced_nan(self)
-        return v
-
-    def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S, S]:
+    def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
         return g * p(self.y), g * p(self.x)
-
-    def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
-        dx, dy = t.get(self.x), t.get(self.y)
-        tx = None if dx is None else dx * p(self.y)
-        ty = None if dy is None else dy * p(self.x)
-        return ty if tx is None else tx if ty is None else tx + ty
 
 
 @final
+@define
 @attrs.frozen(eq=False)
-class Div(_Arith):
+class Div(Op):
     """x / y, one IEEE division; derivatives 1/y and -(x/y)/y, in PyTorch's order.
 
     torch's ``div_tensor_self_backward`` is ``g / y`` and ``div_tensor_other_backward``
@@ -480,44 +877,39 @@ class Div(_Arith):
     ``|y| > 1.34e154``, where ``-(x / y) / y`` is still finite).
     """
 
+    name = "div"
+    label = "/"
+    impl = div_float
     x: Node = attrs.field(repr=False, converter=_input)
     y: Node = attrs.field(repr=False, converter=_input)
-    value: float = attrs.field(init=False)
+    value: float = attrs.field(init=False, default=attrs.Factory(_forwarded, takes_self=True))
 
-    @value.default
-    def _forward(self) -> float:
-        v = div_float(self.x.value, self.y.value)
-        if v != v:
-            produced_nan(self)
-        return v
-
-    def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S, S]:
+    def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
         y = p(self.y)
         return divide(g, y), -g * divide(p(self), y)  # x / y is this node's own value
 
-    def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
-        dx, dy = t.get(self.x), t.get(self.y)
-        if dy is None:
-            return None if dx is None else divide(dx, p(self.y))
-        # torch's forward formula for div.Tensor: (dx - dy * result) / y
-        ty = dy * p(self)
-        return divide(-ty if dx is None else dx - ty, p(self.y))
-
 
 @final
+@define
 @attrs.frozen(eq=False)
-class Pow(_Arith):
+class Pow(Op):
     """x ** y; derivatives y * x**(y-1) and x**y * log(x), PyTorch's special cases.
 
     A `Const` exponent takes PyTorch's scalar-exponent path (``x ** 0.5`` is
-    ``sqrt``); a node exponent is C's ``pow``.
+    ``sqrt``); a node exponent is C's ``pow``. torch's ``pow_backward`` masks:
+    no gradient for exponent 0 (even at x = 0 or nan), and none for the
+    exponent where the base is 0 and the exponent >= 0 (its 0 times g: -0.0 for
+    a negative g, nan for an infinite one).
     """
 
+    name = "pow"
+    label = "**"
+    impl = pow_float
+    const_variant = 1
     x: Node = attrs.field(repr=False, converter=_input)
     y: Node = attrs.field(repr=False, converter=_input)
-    value: float = attrs.field(init=False)
+    value: float = attrs.field(init=False, default=attrs.Factory(_forwarded, takes_self=True))
 
-    @value.default
     def _forward(self) -> float:
         if type(self.y) is Const:
             v = pow_scalar_float(self.x.value, self.y.value)
@@ -527,167 +919,239 @@ class Pow(_Arith):
             produced_nan(self)
         return v
 
-    def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S, S]:
-        y = self.y.value
-        if type(self.y) is Const:
-            # torch pow_backward: zero for exponent 0 (even at x = 0 or nan)
-            gx = g * (y * power(p(self.x), y - 1.0)) if y != 0.0 else 0.0
-            return gx, 0.0
-        # torch pow_backward_self / pow_backward_exponent, with their masks
-        gx = g * (p(self.y) * power_var(p(self.x), p(self.y) + -1.0)) if y != 0.0 else 0.0
-        masked = self.x.value == 0.0 and y >= 0.0
-        # torch multiplies the mask's 0 by g: -0.0 for a negative g, nan for an infinite one
-        gy = g * 0.0 if masked else g * (p(self) * log(p(self.x)))
+    def forward_source(self, xs: Sequence[Sym]) -> Sym:
+        if type(self.y) is not Const:
+            return call(pow_float, *xs)
+        if self.y.value == 2.0:  # pow_scalar_float's first case, inlined: the commonest power
+            return infix(xs[0], "*", xs[0])
+        return call(pow_scalar_float, *xs)
+
+    def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
+        x, y = p(self.x), p(self.y)
+        if type(self.y) is Const:  # structure, not a value: the scalar-exponent path
+            c = constant(y)
+            return where(ne(c, 0.0), g * (c * power(x, c - 1.0)), 0.0), None
+        gx = where(ne(y, 0.0), g * (y * power_var(x, y + -1.0)), 0.0)
+        slope = g * (p(self) * log(x))
+        gy = where(both(eq(x, 0.0), le(0.0, y)), g * 0.0, slope)
         return gx, gy
 
-    def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
-        dx, dy = t.get(self.x), t.get(self.y)
-        # The backward formulas applied to the tangents, with the same masks. A
-        # mask that drops g in `vjp` (exponent 0) gives no tangent at all, not a
-        # 0.0: reverse mode never multiplies the dropped g by anything, so neither
-        # may forward mode (at (-2, 0) a 0.0 here meets log(-2) downstream and
-        # becomes nan, where reverse gives torch's -0.5).
-        y = self.y.value
-        const = type(self.y) is Const
-        tx: S | None = None
-        if dx is not None and y != 0.0:
-            if const:
-                tx = dx * (y * power(p(self.x), y - 1.0))
-            else:
-                tx = dx * (p(self.y) * power_var(p(self.x), p(self.y) + -1.0))
-        ty: S | None = None
-        if dy is not None and not const:
-            masked = self.x.value == 0.0 and y >= 0.0
-            ty = dy * 0.0 if masked else dy * (p(self) * log(p(self.x)))  # vjp's `g * 0.0`
-        return ty if tx is None else tx if ty is None else tx + ty
-
 
 @final
+@define
 @attrs.frozen(eq=False)
-class Exp(_Arith):
+class Exp(Op):
     """exp(x); derivative exp(x), taken from the output."""
 
+    name = "exp"
+    label = "exp"
+    impl = exp_float
     x: Node = attrs.field(repr=False, converter=_input)
-    value: float = attrs.field(init=False)
+    value: float = attrs.field(init=False, default=attrs.Factory(_forwarded, takes_self=True))
 
-    @value.default
-    def _forward(self) -> float:
-        v = exp_float(self.x.value)
-        if v != v:
-            produced_nan(self)
-        return v
-
-    def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S]:
+    def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
         return (g * p(self),)
 
-    def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
-        dx = t.get(self.x)
-        return None if dx is None else dx * p(self)
-
 
 @final
+@define
 @attrs.frozen(eq=False)
-class Log(_Arith):
+class Log(Op):
     """log(x); derivative 1/x (``log(0) == -inf``, negative x gives nan)."""
 
+    name = "log"
+    label = "log"
+    impl = log_float
     x: Node = attrs.field(repr=False, converter=_input)
-    value: float = attrs.field(init=False)
+    value: float = attrs.field(init=False, default=attrs.Factory(_forwarded, takes_self=True))
 
-    @value.default
-    def _forward(self) -> float:
-        v = log_float(self.x.value)
-        if v != v:
-            produced_nan(self)
-        return v
-
-    def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S]:
+    def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
         return (divide(g, p(self.x)),)  # torch: grad / self
 
-    def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
-        dx = t.get(self.x)
-        return None if dx is None else divide(dx, p(self.x))
+
+@final
+@define
+@attrs.frozen(eq=False)
+class Sqrt(Op):
+    """sqrt(x); derivative 1 / (2 sqrt(x)), from the output as torch (``sqrt'(0) == inf``)."""
+
+    name = "sqrt"
+    label = "sqrt"
+    impl = sqrt_float
+    x: Node = attrs.field(repr=False, converter=_input)
+    value: float = attrs.field(init=False, default=attrs.Factory(_forwarded, takes_self=True))
+
+    def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
+        return (divide(g, 2.0 * p(self)),)  # torch: grad / (2 * result)
 
 
 @final
+@define
 @attrs.frozen(eq=False)
-class Tanh(_Arith):
+class Abs(Op):
+    """|x|; derivative sgn(x), with ``abs'(0) == abs'(nan) == 0`` as torch's ``sgn``."""
+
+    name = "abs"
+    label = "abs"
+    impl = abs_float
+    x: Node = attrs.field(repr=False, converter=_input)
+    value: float = attrs.field(init=False, default=attrs.Factory(_forwarded, takes_self=True))
+
+    def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
+        x = p(self.x)
+        return (g * where(lt(0.0, x), 1.0, where(lt(x, 0.0), -1.0, 0.0)),)
+
+
+@final
+@define
+@attrs.frozen(eq=False)
+class Sin(Op):
+    """sin(x); derivative cos(x). ``sin(inf)`` is nan."""
+
+    name = "sin"
+    label = "sin"
+    impl = sin_float
+    x: Node = attrs.field(repr=False, converter=_input)
+    value: float = attrs.field(init=False, default=attrs.Factory(_forwarded, takes_self=True))
+
+    def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
+        return (g * apply(Cos, p(self.x)),)  # torch: grad * self.cos()
+
+
+@final
+@define
+@attrs.frozen(eq=False)
+class Cos(Op):
+    """cos(x); derivative -sin(x). ``cos(inf)`` is nan."""
+
+    name = "cos"
+    label = "cos"
+    impl = cos_float
+    x: Node = attrs.field(repr=False, converter=_input)
+    value: float = attrs.field(init=False, default=attrs.Factory(_forwarded, takes_self=True))
+
+    def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
+        return (g * -apply(Sin, p(self.x)),)  # torch: grad * -self.sin()
+
+
+@final
+@define
+@attrs.frozen(eq=False)
+class Tanh(Op):
     """tanh(x); derivative 1 - y*y with y = tanh(x) (see `tanh_slope`), exactly 0 once saturated."""
 
+    name = "tanh"
+    label = "tanh"
+    impl = math.tanh
     x: Node = attrs.field(repr=False, converter=_input)
-    value: float = attrs.field(init=False)
+    value: float = attrs.field(init=False, default=attrs.Factory(_forwarded, takes_self=True))
 
-    @value.default
-    def _forward(self) -> float:
-        v = math.tanh(self.x.value)
-        if v != v:
-            produced_nan(self)
-        return v
-
-    def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S]:
-        return (g * tanh_slope(p(self), self.value),)
-
-    def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
-        dx = t.get(self.x)
-        return None if dx is None else dx * tanh_slope(p(self), self.value)
+    def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
+        return (g * tanh_slope(p(self)),)
 
 
 @final
+@define
 @attrs.frozen(eq=False)
-class Relu(_Arith):
+class Relu(Op):
     """max(x, 0); derivative 0 where the output is <= 0 (so relu'(0) == 0), else 1."""
 
+    name = "relu"
+    label = "relu"
+    impl = relu_float
     x: Node = attrs.field(repr=False, converter=_input)
-    value: float = attrs.field(init=False)
+    value: float = attrs.field(init=False, default=attrs.Factory(_forwarded, takes_self=True))
 
-    @value.default
-    def _forward(self) -> float:
-        v = relu_float(self.x.value)
-        if v != v:
-            produced_nan(self)
-        return v
-
-    def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S]:
+    def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
         # torch threshold_backward: nan passes the gradient through (nan <= 0 is false)
-        return (0.0 if self.value <= 0.0 else g,)
-
-    def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
-        dx = t.get(self.x)  # an absent tangent is zero
-        # torch: relu's forward formula is threshold_backward(dx, result, 0), the same mask
-        return dx if dx is None or not self.value <= 0.0 else 0.0
+        return (where(le(p(self), 0.0), 0.0, g),)
 
 
 @final
+@define
 @attrs.frozen(eq=False)
-class Sigmoid(_Arith):
+class Sigmoid(Op):
     """1 / (1 + exp(-x)); derivative s * (1 - s) from the output s (tanh'(x/2)/4 near 0)."""
 
+    name = "sigmoid"
+    label = "sigmoid"
+    impl = sigmoid_float
     x: Node = attrs.field(repr=False, converter=_input)
-    value: float = attrs.field(init=False)
+    value: float = attrs.field(init=False, default=attrs.Factory(_forwarded, takes_self=True))
 
-    @value.default
+    def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
+        x, s = p(self.x), p(self)
+        near = both(ne(x, 0.0), both(lt(-0.5, x), lt(x, 0.5)))  # at 0: torch's form, its +0.0 sigmoid''
+        far = g * (1.0 - s) * s  # torch sigmoid_backward's order of operations
+        return (where(near, g * sigmoid_slope_near_zero(x), far),)
+
+
+
+
+@final
+@define
+@attrs.frozen(eq=False)
+class Compare(Op):
+    """1.0 where ``x op y`` holds, else 0.0 (op: lt, le, eq, ne); no derivative.
+
+    Built by a rule's comparison of nodes (relu's mask, pow's zero cases), so a
+    choice on values stays a test in the graph, and in the code `jit` compiles.
+    """
+
+    name = "compare"
+    label = "cmp"
+    op: CompareOp = attrs.field()
+    x: Node = attrs.field(repr=False, converter=_input)
+    y: Node = attrs.field(repr=False, converter=_input)
+    value: float = attrs.field(init=False, default=attrs.Factory(_forwarded, takes_self=True))
+
     def _forward(self) -> float:
-        v = sigmoid_float(self.x.value)
-        if v != v:
-            produced_nan(self)
-        return v
+        return 1.0 if _COMPARISONS[self.op][1](self.x.value, self.y.value) else 0.0
 
-    def vjp(self, g: S, p: Callable[[Node], S]) -> tuple[S]:
-        if 0.0 < abs(self.x.value) < 0.5:  # at 0: torch's form, for its +0.0 sigmoid''
-            return (g * sigmoid_slope_near_zero(p(self.x)),)
-        s = p(self)
-        return (g * (1.0 - s) * s,)  # torch sigmoid_backward's order of operations
+    def forward_source(self, xs: Sequence[Sym]) -> Sym:
+        return select(infix(xs[0], _COMPARISONS[self.op][0], xs[1]), 1.0, 0.0)
 
-    def jvp(self, t: Mapping[Node, S], p: Callable[[Node], S]) -> S | None:
-        dx = t.get(self.x)
-        if dx is None:
-            return None
-        if 0.0 < abs(self.x.value) < 0.5:  # at 0: torch's form, for its +0.0 sigmoid''
-            return dx * sigmoid_slope_near_zero(p(self.x))
-        s = p(self)
-        return dx * (1.0 - s) * s
+    def vjp_float(self, g: float) -> tuple[float | None, ...]:
+        return None, None
+
+    def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
+        return None, None
 
 
-Node: TypeAlias = Leaf | Const | Add | Mul | Div | Pow | Exp | Log | Tanh | Relu | Sigmoid
+@final
+@define
+@attrs.frozen(eq=False)
+class Where(Op):
+    """x where the condition c is non-zero, else y; derivatives where(c, 1, 0) and where(c, 0, 1).
+
+    As ``torch.where``: the branch not taken gets a zero cotangent, so an
+    infinite partial behind it gives nan in a second derivative, as in PyTorch and JAX.
+    """
+
+    name = "where"
+    label = "where"
+    c: Node = attrs.field(repr=False, converter=_input)
+    x: Node = attrs.field(repr=False, converter=_input)
+    y: Node = attrs.field(repr=False, converter=_input)
+    value: float = attrs.field(init=False, default=attrs.Factory(_forwarded, takes_self=True))
+
+    def _forward(self) -> float:
+        return self.x.value if self.c.value else self.y.value
+
+    def forward_source(self, xs: Sequence[Sym]) -> Sym:
+        return select(xs[0], xs[1], xs[2])
+
+    def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
+        c = p(self.c)
+        return None, where(c, g, 0.0), where(c, 0.0, g)
+
+
+_compile_ops()
+
+Node: TypeAlias = (
+    Leaf | Const | Add | Mul | Div | Pow | Exp | Log | Sqrt | Abs | Sin | Cos | Tanh | Relu
+    | Sigmoid | Compare | Where
+)
 """The closed union of node classes: `match` on it is checked for exhaustiveness."""
 
 Scalar: TypeAlias = float | Node
@@ -699,11 +1163,9 @@ Scalar: TypeAlias = float | Node
 # `object.__setattr__` and then calls the `value` default. The operators build
 # the same objects with the fields' own slot setters and the class's own
 # `_forward`: the same node, about a third cheaper (see bench/README.md).
-_new = object.__new__
 on_build: Callable[[_Arith], None] | None = None
 """Set by `debug_nans()` while a block is open, to record where ops are built."""
-_B = TypeVar("_B", Add, Mul, Div, Pow)
-_U = TypeVar("_U", Exp, Log, Tanh, Relu, Sigmoid)
+_B = TypeVar("_B", bound=Op)
 
 
 def _build2(cls: type[_B]) -> Callable[[_Arith, _Arith], _B]:
@@ -722,10 +1184,10 @@ def _build2(cls: type[_B]) -> Callable[[_Arith, _Arith], _B]:
     return build
 
 
-def _build1(cls: type[_U]) -> Callable[[_Arith], _U]:
+def _build1(cls: type[_B]) -> Callable[[_Arith], _B]:
     set_x, set_value, forward = _slot_setter(cls, "x"), _slot_setter(cls, "value"), cls._forward
 
-    def build(x: _Arith) -> _U:
+    def build(x: _Arith) -> _B:
         node = _new(cls)
         set_x(node, x)
         set_value(node, forward(node))
@@ -743,97 +1205,18 @@ def _const(value: float) -> Const:
     return node
 
 
-def _slot_setter(cls: type, name: str) -> Callable[[object, object], None]:
-    setter: Callable[[object, object], None] = cls.__dict__[name].__set__  # attrs slots=True
-    return setter
-
-
 _set_const_value = _slot_setter(Const, "value")
 _add, _mul, _div, _pow = _build2(Add), _build2(Mul), _build2(Div), _build2(Pow)
-_exp, _log, _tanh = _build1(Exp), _build1(Log), _build1(Tanh)
-_relu, _sigmoid = _build1(Relu), _build1(Sigmoid)
+_log = _build1(Log)
+BUILD1: dict[type[Op], Callable[[_Arith], Op]] = {
+    cls: _build1(cls) for cls in OPS.values() if len(cls.inputs) == 1
+}
+"""The fast builder of each one-input op."""
 
 MINUS_ONE = Const(-1.0)  # shared by every `-x` and `x - y`: nodes are immutable
 VARIABLE_ONE = Const(1.0)
 """A transform's variable for a node it is given is ``Mul(node, VARIABLE_ONE)``: `jit` reads
 this mark to know the variable is a node in the eager call, whatever its input is."""
-
-
-@overload
-def power(x: float, c: float) -> float: ...
-@overload
-def power(x: Scalar, c: float) -> Scalar: ...
-def power(x: Scalar, c: float) -> Scalar:
-    """``x ** c`` for a constant ``c`` inside a rule: floats give the `Pow` node's value."""
-    return _pow(x, Const(c)) if isinstance(x, _Arith) else pow_scalar_float(x, c)
-
-
-@overload
-def power_var(x: float, y: float) -> float: ...
-@overload
-def power_var(x: Scalar, y: Scalar) -> Scalar: ...
-def power_var(x: Scalar, y: Scalar) -> Scalar:
-    """``x ** y`` for a variable exponent inside a rule (C ``pow``, not the scalar path)."""
-    if isinstance(x, _Arith) or isinstance(y, _Arith):
-        return _pow(_lift_scalar(x), _lift_scalar(y))
-    return pow_float(x, y)
-
-
-@overload
-def divide(x: float, y: float) -> float: ...
-@overload
-def divide(x: Scalar, y: Scalar) -> Scalar: ...
-def divide(x: Scalar, y: Scalar) -> Scalar:
-    """``x / y`` inside a rule: IEEE division on floats, a `Div` node otherwise."""
-    if isinstance(x, _Arith) or isinstance(y, _Arith):
-        return _div(_lift_scalar(x), _lift_scalar(y))
-    return div_float(x, y)
-
-
-@overload
-def log(x: float) -> float: ...
-@overload
-def log(x: Node) -> Node: ...
-@overload
-def log(x: Scalar) -> Scalar: ...
-def log(x: Scalar) -> Scalar:
-    """Natural logarithm of a float or a node (IEEE: ``log(0.0) == -inf``)."""
-    if isinstance(x, _Arith):
-        return _log(x)
-    return log_float(x if type(x) is float else as_float(x))
-
-
-@overload
-def tanh_slope(y: float, v: float) -> float: ...
-@overload
-def tanh_slope(y: Scalar, v: float) -> Scalar: ...
-def tanh_slope(y: Scalar, v: float) -> Scalar:
-    """The derivative of tanh from its output ``y`` (value ``v``), in a form chosen by ``v``.
-
-    torch computes ``1 - y*y`` with one rounding (a fused multiply-add). Two
-    roundings lose up to 3e7 ulps of it near saturation, where ``(1 - y)(1 + y)``
-    stays within 1 ulp; but differentiated, ``(1 - y)(1 + y)`` gives
-    ``(1 - y) - (1 + y)``, which cancels near 0 (tanh''(1e-12) was
-    -2.00007e-12, and 0.0 below 1e-16), where ``1 - y*y`` gives ``-2y`` exactly.
-    For ``|y| < 0.5`` both forms are within 1 ulp of the fused one.
-    """
-    return 1.0 - y * y if -0.5 < v < 0.5 else (1.0 - y) * (1.0 + y)
-
-
-@overload
-def sigmoid_slope_near_zero(x: float) -> float: ...
-@overload
-def sigmoid_slope_near_zero(x: Scalar) -> Scalar: ...
-def sigmoid_slope_near_zero(x: Scalar) -> Scalar:
-    """sigmoid'(x) for ``|x| < 0.5``, as ``tanh'(x / 2) / 4``.
-
-    torch's ``s * (1 - s)`` differentiates to ``1 - 2s``, which cancels near 0:
-    sigmoid''(1e-12) is -1.25011e-13 there (exact: -1.25e-13), 27 ulps off at
-    0.1 and 8 at 0.25. This form's derivative has no cancellation; its value is
-    within 1 ulp of the exact one, and so within 2 ulps of torch's.
-    """
-    t = _tanh(x * 0.5) if isinstance(x, _Arith) else math.tanh(x * 0.5)
-    return 0.25 * (1.0 - t * t)
 
 
 def _lift_scalar(v: Scalar) -> Node:

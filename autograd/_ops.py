@@ -10,121 +10,159 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import overload
+from typing import Protocol, cast, overload
 
 from ._debug import float_nan
 from ._nodes import (
+    BUILD1,
+    Abs,
+    Cos,
+    Exp,
+    Log,
     Node,
+    Op,
+    Relu,
     Scalar,
+    Sigmoid,
+    Sin,
+    Sqrt,
+    Tanh,
     _Arith,
-    _exp,
-    _log,
-    _relu,
-    _sigmoid,
-    _tanh,
     as_float,
-    exp_float,
     int_to_float,
-    log_float,
-    relu_float,
-    sigmoid_float,
 )
 from ._trace import debug_sites
 
-__all__ = ["dot", "exp", "log", "mean", "relu", "sigmoid", "sum", "tanh"]
+__all__ = [
+    "Elementwise",
+    "abs",
+    "cos",
+    "dot",
+    "elementwise",
+    "exp",
+    "log",
+    "mean",
+    "relu",
+    "sigmoid",
+    "sin",
+    "sqrt",
+    "sum",
+    "tanh",
+]
 
 
-@overload
-def exp(x: float) -> float: ...
-@overload
-def exp(x: Node) -> Node: ...
-@overload
-def exp(x: Scalar) -> Scalar: ...
-def exp(x: Scalar) -> Scalar:
+class Elementwise(Protocol):
+    """The type of every one-input op function: a float in, a float out; a node in, a node out."""
+
+    __name__: str
+
+    @overload
+    def __call__(self, x: float, /) -> float: ...
+    @overload
+    def __call__(self, x: Node, /) -> Node: ...
+    @overload
+    def __call__(self, x: Scalar, /) -> Scalar: ...
+
+
+def elementwise(cls: type[Op], doc: str) -> Elementwise:
+    """The public function of the one-input op ``cls``: its float forward, or its node.
+
+    The float path is the node's own forward rule (``cls.impl``), so both agree
+    bit for bit; an int is converted as `as_float` does (beyond float range, to
+    a signed infinity). Under `debug_nans`, a nan made from a non-nan float raises.
+    """
+    build, impl, op = BUILD1[cls], cls.impl, cls.__name__
+
+    def function(x: Scalar) -> Scalar:
+        if isinstance(x, _Arith):
+            return build(x)
+        if type(x) is not float:
+            x = as_float(x)
+        v = impl(x)
+        if v != v and debug_sites.get() is not None:
+            float_nan(op, (x,))
+        return v
+
+    function.__name__ = function.__qualname__ = cls.name
+    function.__doc__ = doc
+    function.__module__ = "autograd"
+    return cast(Elementwise, function)
+
+
+exp = elementwise(
+    Exp,
     """``e ** x``; overflows to ``inf``, never raises.
 
     >>> exp(0.0), exp(1000.0)
     (1.0, inf)
-    """
-    return _exp(x) if isinstance(x, _Arith) else exp_float(x)  # exp_float takes any int
-
-
-@overload
-def log(x: float) -> float: ...
-@overload
-def log(x: Node) -> Node: ...
-@overload
-def log(x: Scalar) -> Scalar: ...
-def log(x: Scalar) -> Scalar:
+    """,
+)
+log = elementwise(
+    Log,
     """Natural logarithm; ``log(0.0) == -inf`` and a negative number gives nan, never raising.
 
     >>> log(1.0), log(0.0), log(-1.0)
     (0.0, -inf, nan)
-    """
-    if isinstance(x, _Arith):
-        return _log(x)
-    v = log_float(x)
-    # One test on the result, as a node's forward rule has: nan (for debug_nans()),
-    # or above log(float max), which only an int beyond float range reaches
-    # (math.log reads ints exactly; float(i) would be inf)
-    if not v <= 709.8:
-        x = as_float(x)
-        v = log_float(x)
-        if v != v:
-            float_nan("Log", (x,))
-    return v
+    """,
+)
+sqrt = elementwise(
+    Sqrt,
+    """Square root, as ``torch.sqrt``: ``sqrt(-0.0) == -0.0``, a negative number gives nan.
 
+    Its derivative at 0 is ``inf`` (``-inf`` at ``-0.0``).
 
-@overload
-def tanh(x: float) -> float: ...
-@overload
-def tanh(x: Node) -> Node: ...
-@overload
-def tanh(x: Scalar) -> Scalar: ...
-def tanh(x: Scalar) -> Scalar:
+    >>> sqrt(4.0), sqrt(-0.0), sqrt(-1.0)
+    (2.0, -0.0, nan)
+    """,
+)
+abs = elementwise(  # noqa: A001  # the name NumPy and PyTorch users reach for
+    Abs,
+    """Absolute value; its derivative is ``sgn(x)``, so ``abs'(0) == 0`` as in PyTorch.
+
+    >>> abs(-2.0), abs(-0.0)
+    (2.0, 0.0)
+    """,
+)
+sin = elementwise(
+    Sin,
+    """Sine; ``sin(inf)`` is nan, never raising.
+
+    >>> sin(0.0), sin(float("inf"))
+    (0.0, nan)
+    """,
+)
+cos = elementwise(
+    Cos,
+    """Cosine; ``cos(inf)`` is nan, never raising.
+
+    >>> cos(0.0), cos(float("inf"))
+    (1.0, nan)
+    """,
+)
+tanh = elementwise(
+    Tanh,
     """Hyperbolic tangent; its gradient is exactly ``0.0`` once the output rounds to ±1.
 
     >>> tanh(0.0), tanh(1000.0)
     (0.0, 1.0)
-    """
-    if isinstance(x, _Arith):
-        return _tanh(x)
-    try:
-        return math.tanh(x)
-    except OverflowError:  # an int beyond float range
-        return math.tanh(as_float(x))
-
-
-@overload
-def relu(x: float) -> float: ...
-@overload
-def relu(x: Node) -> Node: ...
-@overload
-def relu(x: Scalar) -> Scalar: ...
-def relu(x: Scalar) -> Scalar:
+    """,
+)
+relu = elementwise(
+    Relu,
     """``max(x, 0)``, keeping nan and ``-0.0`` (as ``torch.relu``); ``relu'(0) == 0``.
 
     >>> relu(-2.0), relu(3.0)
     (0.0, 3.0)
-    """
-    if isinstance(x, _Arith):
-        return _relu(x)
-    return relu_float(x if type(x) is float else as_float(x))
-
-
-@overload
-def sigmoid(x: float) -> float: ...
-@overload
-def sigmoid(x: Node) -> Node: ...
-@overload
-def sigmoid(x: Scalar) -> Scalar: ...
-def sigmoid(x: Scalar) -> Scalar:
+    """,
+)
+sigmoid = elementwise(
+    Sigmoid,
     """Logistic function ``1 / (1 + exp(-x))``, never overflowing.
 
     >>> sigmoid(0.0), sigmoid(-1000.0)
     (0.5, 0.0)
-    """
-    return _sigmoid(x) if isinstance(x, _Arith) else sigmoid_float(x)  # via exp_float: any int
+    """,
+)
 
 
 @overload
@@ -200,6 +238,10 @@ def mean(xs: Sequence[Scalar]) -> Scalar:
 
 @overload
 def dot(xs: Sequence[float], ys: Sequence[float]) -> float: ...
+@overload
+def dot(xs: Sequence[Node], ys: Sequence[Scalar]) -> Node: ...
+@overload
+def dot(xs: Sequence[Scalar], ys: Sequence[Node]) -> Node: ...
 @overload
 def dot(xs: Sequence[Scalar], ys: Sequence[Scalar]) -> Scalar: ...
 def dot(xs: Sequence[Scalar], ys: Sequence[Scalar]) -> Scalar:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, MutableMapping
 from contextvars import ContextVar
 from operator import attrgetter
-from typing import assert_never, cast
+from typing import cast
 
-from ._nodes import Add, Const, Div, Exp, Leaf, Log, Mul, Node, Pow, Relu, S, Sigmoid, Tanh
+from ._nodes import Node, S, _inputs
 
 nesting: ContextVar[int] = ContextVar("autograd_nesting", default=0)
 """How many transforms are tracing their function in this context. Non-zero means
@@ -24,15 +24,7 @@ debug_sites: ContextVar[MutableMapping[Node, tuple[str, int]] | None] = ContextV
 
 def parents(node: Node) -> tuple[Node, ...]:
     """The inputs of ``node``, in field order."""
-    match node:
-        case Add() | Mul() | Div() | Pow():
-            return (node.x, node.y)
-        case Exp() | Log() | Tanh() | Relu() | Sigmoid():
-            return (node.x,)
-        case Leaf() | Const():
-            return ()
-        case _:
-            assert_never(node)
+    return cast("tuple[Node, ...]", _inputs(node))
 
 
 def toposort(root: Node, stop: Collection[Node] = ()) -> list[tuple[Node, tuple[Node, ...]]]:
@@ -93,14 +85,17 @@ def sweep(
         from ._debug import sweep_checked  # lazy: _debug imports this module
 
         return sweep_checked(order, cotangents, primal, keep)
-    get = cotangents.get
+    get, pop = cotangents.get, cotangents.pop
+    floats = primal is float_view
     for node, ins in reversed(order):
-        g = cotangents[node] if keep is None or node in keep else cotangents.pop(node)
-        if not ins:
+        g = get(node) if keep is None or node in keep else pop(node, None)
+        if not ins or g is None:  # an input, or a node only a comparison reads
             continue
-        for x, gx in zip(ins, node.vjp(g, primal), strict=True):
-            prev = get(x)
-            cotangents[x] = gx if prev is None else prev + gx
+        rule = node.vjp_float(g) if floats else node.vjp(g, primal)  # type: ignore[arg-type]  # floats: S is float
+        for x, gx in zip(ins, rule, strict=True):
+            if gx is not None:
+                prev = get(x)
+                cotangents[x] = gx if prev is None else prev + gx
     return cotangents
 
 

@@ -41,16 +41,23 @@ def test_grad_of_million_node_chain() -> None:
 
 @pytest.fixture
 def rule_calls(monkeypatch: pytest.MonkeyPatch) -> list[Node]:
-    """Every node whose ``vjp`` rule runs, in order, and every node the toposort enters."""
+    """Every node whose ``vjp`` rule runs (on floats or nodes), in order."""
     calls: list[Node] = []
     for cls in NODE_CLASSES:
-        rule = cls.vjp
+        rule, rule_float = cls.vjp, cls.vjp_float
 
         def counted(self: Node, g: object, p: object, rule: Callable[..., object] = rule) -> object:
             calls.append(self)
             return rule(self, g, p)
 
+        def counted_float(
+            self: Node, g: object, rule: Callable[..., object] = rule_float
+        ) -> object:
+            calls.append(self)
+            return rule(self, g)
+
         monkeypatch.setattr(cls, "vjp", counted)
+        monkeypatch.setattr(cls, "vjp_float", counted_float)
     return calls
 
 

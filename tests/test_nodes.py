@@ -13,7 +13,28 @@ import attrs
 import pytest
 
 import autograd as ag
-from autograd import Add, Const, Div, Exp, Leaf, Log, Mul, Node, Pow, Relu, Scalar, Sigmoid, Tanh
+from autograd import (
+    Abs,
+    Add,
+    Compare,
+    Const,
+    Cos,
+    Div,
+    Exp,
+    Leaf,
+    Log,
+    Mul,
+    Node,
+    Pow,
+    Relu,
+    Scalar,
+    Sigmoid,
+    Sin,
+    Sqrt,
+    Tanh,
+    Where,
+)
+from autograd._nodes import Op as OpBase
 from autograd._nodes import _Arith
 
 x, y = Leaf(3.0), Leaf(2.0)
@@ -26,9 +47,15 @@ EXAMPLES: list[Node] = [
     Pow(x, y),
     Exp(x),
     Log(x),
+    Sqrt(x),
+    Abs(x),
+    Sin(x),
+    Cos(x),
     Tanh(x),
     Relu(x),
     Sigmoid(x),
+    Compare("le", x, y),
+    Where(Compare("lt", x, y), x, y),
 ]
 
 
@@ -39,7 +66,9 @@ def test_examples_cover_the_closed_union() -> None:
 def test_every_subclass_of_arith_is_in_the_node_union_and_vice_versa() -> None:
     # _Arith's one `cast(Node, self)` is sound only if the two sets are equal
     gc.collect()  # attrs replaces each class by a slotted copy; drop the originals first
-    assert set(_Arith.__subclasses__()) == set(typing.get_args(Node))
+    leaves = {Leaf, Const}
+    assert set(_Arith.__subclasses__()) == leaves | {OpBase}
+    assert set(OpBase.__subclasses__()) | leaves == set(typing.get_args(Node))
     assert all(getattr(cls, "__final__", False) for cls in typing.get_args(Node))
 
 

@@ -496,24 +496,12 @@ def loss_mul(p: Params, x: float, y: float) -> Scalar:
     return e * e
 
 
-@pytest.mark.xfail(
-    raises=TypeError,
-    strict=True,
-    reason="a grad inside a traced function runs tanh's rule on nodes, which chooses its form "
-    "by value (exact second derivatives near 0): jit refuses until rules build select nodes",
-)
 def test_jit_of_vmap_of_grad_is_bit_identical_to_the_loop() -> None:
     grads = [ag.grad(loss_mul)(P0, x, y) for x, y in zip(XS, YS, strict=True)]
     stacked = {"w": [g["w"] for g in grads], "b": [g["b"] for g in grads]}
     assert_bits(ag.jit(ag.vmap(ag.grad(loss_mul), in_axes=(None, 0, 0)))(P0, XS, YS), stacked)
 
 
-@pytest.mark.xfail(
-    raises=TypeError,
-    strict=True,
-    reason="jit's trace guard refuses Pow.vjp reading its Const exponent's .value when a "
-    "grad runs inside the traced function (also jit(lambda x: grad(f)(x)) without vmap)",
-)
 def test_jit_of_vmap_of_grad_through_a_constant_power() -> None:
     grads = [ag.grad(loss)(P0, x, y) for x, y in zip(XS, YS, strict=True)]
     stacked = {"w": [g["w"] for g in grads], "b": [g["b"] for g in grads]}

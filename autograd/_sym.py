@@ -1,0 +1,95 @@
+"""`Sym`: the scalar that writes source, so an op's one rule also becomes compiled code.
+
+Running an op's derivative rule on `Sym` values instead of floats gives the
+text of a Python expression computing the same floats. That text is what
+`jit` compiles, and what each node class's float fast path is compiled from
+when the class is made: the rule is written once, never transcribed.
+
+The vocabulary (`autograd._nodes.where`, ``le``, `divide`, ...) recognises a
+`Sym` operand and emits text; a choice on values becomes a conditional
+expression tested when the code runs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+HELPERS: dict[str, object] = {"inf": math.inf, "nan": math.nan}
+"""The globals generated code may call: the float helpers a rule or forward names."""
+
+
+def helper(fn: Callable[..., float]) -> str:
+    """The name generated code calls ``fn`` by (registered in `HELPERS`)."""
+    name = fn.__name__
+    known = HELPERS.setdefault(name, fn)
+    assert known is fn, f"two float helpers named {name}"
+    return name
+
+
+def literal(c: float) -> str:
+    """Source text for a float constant, with its bits (``-0.0``, ``inf``, ``nan``)."""
+    if c != c:
+        return "nan"
+    if c in (math.inf, -math.inf):
+        return "inf" if c > 0 else "(-inf)"
+    text = repr(c)
+    return f"({text})" if text.startswith("-") else text
+
+
+class Sym:
+    """A float computed by generated code: the expression's text and the names it reads."""
+
+    __slots__ = ("src", "uses")
+
+    def __init__(self, src: str, uses: tuple[str, ...] = ()) -> None:
+        self.src = src
+        self.uses = uses
+
+    def __repr__(self) -> str:
+        return f"Sym({self.src!r})"
+
+    def __add__(self, other: float | Sym) -> Sym:
+        return infix(self, "+", other)
+
+    def __radd__(self, other: float) -> Sym:
+        return infix(other, "+", self)
+
+    def __sub__(self, other: float | Sym) -> Sym:
+        return infix(self, "-", other)
+
+    def __rsub__(self, other: float) -> Sym:
+        return infix(other, "-", self)
+
+    def __mul__(self, other: float | Sym) -> Sym:
+        return infix(self, "*", other)
+
+    def __rmul__(self, other: float) -> Sym:
+        return infix(other, "*", self)
+
+    def __neg__(self) -> Sym:
+        return Sym(f"(-{self.src})", self.uses)
+
+
+def sym(x: float | Sym) -> Sym:
+    """``x`` as a `Sym`: a float becomes its literal."""
+    return x if isinstance(x, Sym) else Sym(literal(x))
+
+
+def infix(x: float | Sym, op: str, y: float | Sym) -> Sym:
+    """``(x op y)``, for an arithmetic or comparison operator."""
+    a, b = sym(x), sym(y)
+    return Sym(f"({a.src} {op} {b.src})", a.uses + b.uses)
+
+
+def call(fn: Callable[..., float], *args: float | Sym) -> Sym:
+    """``fn(args)`` in generated code; ``fn`` is a float helper."""
+    syms = [sym(a) for a in args]
+    uses = tuple(u for s in syms for u in s.uses)
+    return Sym(f"{helper(fn)}({', '.join(s.src for s in syms)})", uses)
+
+
+def select(c: Sym, a: float | Sym, b: float | Sym) -> Sym:
+    """``(a if c else b)``: only the chosen branch runs."""
+    x, y = sym(a), sym(b)
+    return Sym(f"({x.src} if {c.src} else {y.src})", c.uses + x.uses + y.uses)
