@@ -6,8 +6,8 @@ each node's own ``vjp`` rule run on `Sym` (so it is the rule, not a copy),
 node by node, in the order the eager sweep (`_trace.backward`) visits them and
 accumulates cotangents. Choices inside rules (relu's mask, pow's exponent-0
 case) are `where`s, so they become conditional expressions on run-time
-values, never decisions frozen from the trace. Constants are passed in as objects, so ``-0.0``, ``nan`` and ``inf``
-keep their bits. `tests/test_jit.py` checks every rule here against eager.
+values, never decisions frozen from the trace. Constants are passed in as
+objects, so ``-0.0``, ``nan`` and ``inf`` keep their bits.
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ import math
 import re
 import struct
 from collections.abc import Callable, Sequence
-from typing import assert_never, cast
+from typing import cast
 
 import attrs
 
 from ._nodes import VARIABLE_ONE, Const, Leaf, Mul, Node, Op
 from ._sym import HELPERS, Sym, call, infix
-from ._trace import toposort
+from ._trace import parents, toposort
 
 CHUNK = 20_000
 """Statements per generated function: CPython compiles very long functions slowly."""
@@ -106,7 +106,7 @@ class Program:
             case Leaf():
                 raise ExternalNodeError(node)
             case _:
-                xs = [self._sym(x) for x in self._inputs(node)]
+                xs = [self._sym(x) for x in parents(node)]
                 if node in self.floats:  # Python's float arithmetic, with IEEE results
                     cls = type(node)
                     src = infix(xs[0], cls.infix, xs[1]) if cls.infix else call(cls.impl, *xs)
@@ -119,27 +119,26 @@ class Program:
         name = self.names[node]
         return Sym(name, (name,))
 
-    def _inputs(self, node: Op) -> list[Node]:
-        return [getattr(node, field) for field in node.inputs]
-
-    def _as_eager(self, node: Op) -> tuple[Op, dict[Node, Sym]]:
+    def _as_eager(self, node: Node) -> tuple[Op, dict[Node, Sym]]:
         """``node`` as the eager call built it, and the names its rule reads.
 
         An input that is a plain number in the eager call was lifted to a
         `Const` there (``x ** c`` takes PyTorch's scalar path); here it is a
         traced input, so the rule runs on a copy with a stand-in `Const`.
         """
-        names = {x: self._sym(x) for x in self._inputs(node)}
+        op = cast(Op, node)  # only nodes with inputs get here
+        ins = parents(node)
+        names = {x: self._sym(x) for x in ins}
         if node in self.names:  # a rule reads the node's own value (the forward does not)
             names[node] = self._sym(node)
-        i = node.const_variant
-        if i is None or getattr(node, node.inputs[i]) not in self.floats:
-            return node, names
+        i = op.const_variant
+        if i is None or ins[i] not in self.floats:
+            return op, names
         stand_in = Const(math.nan)  # no value of it is read: only that it is a constant
-        copy = attrs.evolve(node, **{node.inputs[i]: stand_in})
-        names[stand_in] = names[getattr(node, node.inputs[i])]
+        copy = attrs.evolve(op, **{op.inputs[i]: stand_in})  # type: ignore[misc]  # every Op is attrs; the plugin wants a concrete class
+        names[stand_in] = names[ins[i]]
         if node in names:
-            names[copy] = names[node]
+            names[cast(Node, copy)] = names[node]
         return copy, names
 
     def backward(self, root: Node, wrt: Sequence[Node]) -> list[str]:
@@ -161,11 +160,11 @@ class Program:
         cot: dict[Node, str] = {root: self.const(1.0)}
         for node, ins in reversed(order):
             if ins and node in needs and node in cot:  # not in cot: only a comparison reads it
-                self._vjp(cast(Op, node), ins, cot, needs)
+                self._vjp(node, ins, cot, needs)
         return [cot.get(x, "0.0") for x in wrt]
 
     def _vjp(
-        self, node: Op, ins: tuple[Node, ...], cot: dict[Node, str], needs: set[Node]
+        self, node: Node, ins: tuple[Node, ...], cot: dict[Node, str], needs: set[Node]
     ) -> None:
         """Accumulate ``node``'s contributions into its inputs' cotangents (field order).
 
@@ -187,7 +186,7 @@ class Program:
                 self.emit(target, f"{prev} + ({expr})", (prev, *uses))
             cot[x] = target
 
-    def _rule(self, node: Op, g: str) -> list[tuple[str, tuple[str, ...]] | None]:
+    def _rule(self, node: Node, g: str) -> list[tuple[str, tuple[str, ...]] | None]:
         """The node's ``vjp`` rule run on `Sym`: the code of each input's contribution."""
         eager, names = self._as_eager(node)
         outs = eager.vjp(Sym(g, (g,)), names.__getitem__)

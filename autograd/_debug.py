@@ -21,7 +21,7 @@ from types import FrameType
 from typing import get_args
 
 from . import _nodes
-from ._nodes import Const, Leaf, Node, S, _Arith
+from ._nodes import Const, Leaf, Node, V, _Arith
 from ._trace import debug_sites, parents, tracing
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -172,10 +172,10 @@ def _raise_forward(op: str, ins: Sequence[float], where: str) -> None:
 
 def sweep_checked(
     order: list[tuple[Node, tuple[Node, ...]]],
-    cotangents: dict[Node, S],
-    primal: Callable[[Node], S],
+    cotangents: dict[Node, V],
+    primal: Callable[[Node], V],
     keep: Collection[Node] | None,
-) -> dict[Node, S]:
+) -> dict[Node, V]:
     """The reverse sweep of `backward`, checking every cotangent it creates."""
     for node, ins in reversed(order):
         g = cotangents.get(node) if keep is None or node in keep else cotangents.pop(node, None)

@@ -17,12 +17,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Collection, Mapping, Sequence
 
-from ._nodes import Node, S, Scalar, _Arith
+from ._nodes import Node, Scalar, V, _Arith
 from ._pytree import Kind, TreeDef, flatten, unflatten
 from ._trace import backward, debug_sites, float_view, nesting, node_view, sweep, toposort
 from ._transforms import _check_argnums, _describe, _positional_names, _values, _variable
 
-ONE: Scalar = 1.0  # a seed typed as Scalar, so a sweep's S follows its primal view
+ONE: Scalar = 1.0  # a seed typed as Scalar, so a sweep's V follows its primal view
 
 Order = list[tuple[Node, tuple[Node, ...]]]
 
@@ -44,17 +44,17 @@ def toposort_many(roots: Sequence[Node], stop: Collection[Node] = ()) -> Order:
 
 def forward(
     roots: Sequence[Node],
-    seeds: Mapping[Node, S],
-    primal: Callable[[Node], S],
+    seeds: Mapping[Node, V],
+    primal: Callable[[Node], V],
     stop: Collection[Node] = (),
-) -> dict[Node, S]:
+) -> dict[Node, V]:
     """The forward sweep: the tangent of every node ``roots`` depend on.
 
     ``seeds`` maps variables to their tangents; the walk stops at them and at
     ``stop`` (variables with a zero tangent). Nodes whose tangent is zero are
     absent from the result.
     """
-    tangents: dict[Node, S] = dict(seeds)
+    tangents: dict[Node, V] = dict(seeds)
     checked = debug_sites.get() is not None  # debug_nans(): one read per sweep
     for node, _ in toposort_many(roots, {*seeds, *stop}):
         if node in seeds:
@@ -70,17 +70,17 @@ def forward(
 
 
 def backward_many(
-    seeds: Sequence[tuple[Node, S]],
-    primal: Callable[[Node], S],
+    seeds: Sequence[tuple[Node, V]],
+    primal: Callable[[Node], V],
     stop: Collection[Node],
     keep: Collection[Node],
-) -> dict[Node, S]:
+) -> dict[Node, V]:
     """One reverse sweep from several outputs, each with its cotangent.
 
     The outputs' cotangents are summed first (an output may appear twice), so
     every rule still runs once; only ``keep``'s cotangents are kept.
     """
-    cotangents: dict[Node, S] = {}
+    cotangents: dict[Node, V] = {}
     for node, g in seeds:
         prev = cotangents.get(node)
         cotangents[node] = g if prev is None else prev + g

@@ -417,6 +417,9 @@ S = TypeVar("S", float, "Scalar", Sym)
 """The scalar a rule computes with: `float` in a first-order sweep, `Scalar` in one
 that is differentiated again, `Sym` when the rule is written out as code."""
 
+V = TypeVar("V", float, "Scalar")
+"""What a sweep carries: floats in a first-order sweep, nodes in one differentiated again."""
+
 Primal: TypeAlias = Callable[["Node"], S]
 """A sweep's view of a node's primal: its value, the node itself, or its name in code."""
 
@@ -535,18 +538,19 @@ _OpT = TypeVar("_OpT", bound=Op)
 
 def define(cls: type[_OpT]) -> type[_OpT]:
     """Complete an op class from its definition (see `Op`)."""
-    cls.inputs = tuple(f.name for f in attrs.fields(cls) if f.converter is _input)
+    fields = attrs.fields(cast("type[attrs.AttrsInstance]", cls))  # define follows attrs.frozen
+    cls.inputs = tuple(f.name for f in fields if f.converter is _input)
     OPS[cls.name] = cls
     return cls
 
 
 def _compile_ops() -> None:
-    """Compile each op's float forward and float rule, once every op is defined (rules use others)."""
+    """Compile each op's float forward and float rule, once all are defined (rules use others)."""
     for cls in OPS.values():
         if "_forward" not in cls.__dict__:
-            cls._forward = _compiled_forward(cls)  # type: ignore[method-assign]  # filled in once
+            cls._forward = _compiled_forward(cls)  # type: ignore[method-assign, assignment]  # filled in once
         if "vjp_float" not in cls.__dict__:
-            cls.vjp_float = _compiled_rule(cls)  # type: ignore[method-assign]  # filled in once
+            cls.vjp_float = _compiled_rule(cls)  # type: ignore[method-assign, assignment]  # filled in once
 
 
 def _template(cls: type[Op], const: bool) -> tuple[Op, dict[Node, Sym]]:
@@ -567,7 +571,7 @@ def _compile(cls: type[Op], src: str, name: str) -> Callable[..., object]:
 
 
 def _compiled_forward(cls: type[Op]) -> Callable[[Op], float]:
-    node, names = _template(cls, const=False)
+    node, _ = _template(cls, const=False)
     reads = [f"self.{field}.value" for field in cls.inputs]
     body = node.forward_source([Sym(r) for r in reads]).src
     src = (
@@ -616,6 +620,8 @@ _COMPARISONS: dict[str, tuple[str, Callable[[float, float], bool]]] = {
     "ne": ("!=", operator.ne),
 }
 CompareOp: TypeAlias = Literal["lt", "le", "eq", "ne"]
+COMPARE_SYMBOLS: dict[str, str] = {op: symbol for op, (symbol, _) in _COMPARISONS.items()}
+"""A `Compare` node's operator as written: ``<``, ``<=``, ``==``, ``!=``."""
 
 
 # --- the vocabulary of rules: each function takes floats, nodes or `Sym` ---
@@ -635,7 +641,7 @@ def apply(cls: type[Op], x: Sym) -> Sym: ...
 def apply(cls: type[Op], x: Scalar | Sym) -> Scalar | Sym:
     """The one-input op ``cls`` on ``x`` inside a rule."""
     if isinstance(x, _Arith):
-        return BUILD1[cls](x)
+        return _self(BUILD1[cls](x))
     if isinstance(x, Sym):
         return call(cls.impl, x)
     return cls.impl(x)
@@ -646,7 +652,9 @@ def divide(x: float, y: float) -> float: ...
 @overload
 def divide(x: Scalar, y: Scalar) -> Scalar: ...
 @overload
-def divide(x: Sym | float, y: Sym | float) -> Sym: ...
+def divide(x: Sym, y: Sym | float) -> Sym: ...
+@overload
+def divide(x: float, y: Sym) -> Sym: ...
 def divide(x: Scalar | Sym, y: Scalar | Sym) -> Scalar | Sym:
     """``x / y`` inside a rule: IEEE division on floats, a `Div` node otherwise."""
     if isinstance(x, Sym) or isinstance(y, Sym):
@@ -661,7 +669,9 @@ def power(x: float, c: float) -> float: ...
 @overload
 def power(x: Scalar, c: float) -> Scalar: ...
 @overload
-def power(x: Sym | float, c: Sym | float) -> Sym: ...
+def power(x: Sym, c: Sym | float) -> Sym: ...
+@overload
+def power(x: float, c: Sym) -> Sym: ...
 def power(x: Scalar | Sym, c: float | Sym) -> Scalar | Sym:
     """``x ** c`` for a constant ``c`` inside a rule: floats give the `Pow` node's value."""
     if isinstance(x, Sym) or isinstance(c, Sym):
@@ -674,7 +684,9 @@ def power_var(x: float, y: float) -> float: ...
 @overload
 def power_var(x: Scalar, y: Scalar) -> Scalar: ...
 @overload
-def power_var(x: Sym | float, y: Sym | float) -> Sym: ...
+def power_var(x: Sym, y: Sym | float) -> Sym: ...
+@overload
+def power_var(x: float, y: Sym) -> Sym: ...
 def power_var(x: Scalar | Sym, y: Scalar | Sym) -> Scalar | Sym:
     """``x ** y`` for a variable exponent inside a rule (C ``pow``, not the scalar path)."""
     if isinstance(x, Sym) or isinstance(y, Sym):
@@ -724,12 +736,6 @@ def _decided(v: Scalar | Sym) -> float | None:
     return None if isinstance(v, Sym) else v
 
 
-@overload
-def compare(op: CompareOp, x: float, y: float) -> bool: ...
-@overload
-def compare(op: CompareOp, x: Scalar, y: Scalar) -> bool | Node: ...
-@overload
-def compare(op: CompareOp, x: Sym | float, y: Sym | float) -> Sym: ...
 def compare(op: CompareOp, x: Scalar | Sym, y: Scalar | Sym) -> Cond:
     """``x op y`` for op in lt, le, eq, ne: decided at once when both sides are known."""
     if isinstance(x, Sym) or isinstance(y, Sym):
@@ -740,24 +746,24 @@ def compare(op: CompareOp, x: Scalar | Sym, y: Scalar | Sym) -> Cond:
     return Compare(op, _lift_scalar(x), _lift_scalar(y))
 
 
-def lt(x: S | float, y: S | float) -> Cond:
+def lt(x: Scalar | Sym, y: Scalar | Sym) -> Cond:
     """``x < y`` (see `compare`)."""
-    return compare("lt", x, y)  # type: ignore[arg-type]  # S is one of compare's overloads
+    return compare("lt", x, y)
 
 
-def le(x: S | float, y: S | float) -> Cond:
+def le(x: Scalar | Sym, y: Scalar | Sym) -> Cond:
     """``x <= y`` (see `compare`)."""
-    return compare("le", x, y)  # type: ignore[arg-type]  # S is one of compare's overloads
+    return compare("le", x, y)
 
 
-def eq(x: S | float, y: S | float) -> Cond:
+def eq(x: Scalar | Sym, y: Scalar | Sym) -> Cond:
     """``x == y`` (see `compare`)."""
-    return compare("eq", x, y)  # type: ignore[arg-type]  # S is one of compare's overloads
+    return compare("eq", x, y)
 
 
-def ne(x: S | float, y: S | float) -> Cond:
+def ne(x: Scalar | Sym, y: Scalar | Sym) -> Cond:
     """``x != y`` (see `compare`)."""
-    return compare("ne", x, y)  # type: ignore[arg-type]  # S is one of compare's overloads
+    return compare("ne", x, y)
 
 
 def both(c: Cond, d: Cond) -> Cond:
@@ -780,16 +786,23 @@ def _uses(c: Cond) -> tuple[str, ...]:
     return c.uses if isinstance(c, Sym) else ()
 
 
-def where(c: Cond, a: S | float, b: S | float) -> S:
-    """``a`` if ``c`` holds, else ``b``: at once on a known condition, else a `Where` node or code."""
-    if type(c) is bool or type(c) is float:  # a comparison of floats, or a Compare's value
-        return cast(S, a if c else b)
+@overload
+def where(c: Cond, a: float, b: float) -> float: ...
+@overload
+def where(c: Cond, a: Scalar, b: Scalar) -> Scalar: ...
+@overload
+def where(c: Cond, a: Sym, b: Sym | float) -> Sym: ...
+@overload
+def where(c: Cond, a: float, b: Sym) -> Sym: ...
+def where(c: Cond, a: Scalar | Sym, b: Scalar | Sym) -> Scalar | Sym:
+    """``a`` if ``c`` holds, else ``b``: at once if ``c`` is known, else a `Where` node or code."""
+    if isinstance(c, bool | float):  # a comparison of floats, or a Compare's value
+        return a if c else b
     if isinstance(c, Sym):
-        return cast(S, select(c, _no_node(a), _no_node(b)))
-    assert isinstance(c, _Arith), "a condition is a bool, a node or code"
+        return select(c, _no_node(a), _no_node(b))
     if type(c) is Const:
-        return cast(S, a if c.value else b)
-    return cast(S, Where(_self(c), _lift_scalar(_no_sym(a)), _lift_scalar(_no_sym(b))))
+        return a if c.value else b
+    return Where(c, _lift_scalar(_no_sym(a)), _lift_scalar(_no_sym(b)))
 
 
 def _no_node(v: object) -> float | Sym:
@@ -802,7 +815,13 @@ def _no_sym(v: object) -> Scalar:
     return cast(Scalar, v)
 
 
-def tanh_slope(y: S) -> S:
+@overload
+def tanh_slope(y: float) -> float: ...
+@overload
+def tanh_slope(y: Scalar) -> Scalar: ...
+@overload
+def tanh_slope(y: Sym) -> Sym: ...
+def tanh_slope(y: Scalar | Sym) -> Scalar | Sym:
     """The derivative of tanh from its output ``y``, in a form chosen by ``y``.
 
     torch computes ``1 - y*y`` with one rounding (a fused multiply-add). Two
@@ -812,7 +831,12 @@ def tanh_slope(y: S) -> S:
     -2.00007e-12, and 0.0 below 1e-16), where ``1 - y*y`` gives ``-2y`` exactly.
     For ``|y| < 0.5`` both forms are within 1 ulp of the fused one.
     """
-    return where(both(lt(-0.5, y), lt(y, 0.5)), 1.0 - y * y, (1.0 - y) * (1.0 + y))
+    near = both(lt(-0.5, y), lt(y, 0.5))
+    if isinstance(y, Sym):  # the three branches only tell mypy each instantiation's type
+        return where(near, 1.0 - y * y, (1.0 - y) * (1.0 + y))
+    if isinstance(y, float):
+        return where(near, 1.0 - y * y, (1.0 - y) * (1.0 + y))
+    return where(near, 1.0 - y * y, (1.0 - y) * (1.0 + y))
 
 
 def sigmoid_slope_near_zero(x: S) -> S:
@@ -829,7 +853,6 @@ def sigmoid_slope_near_zero(x: S) -> S:
 
 def _forwarded(node: Op) -> float:
     return node._forward()
-
 
 
 @final
@@ -1081,11 +1104,11 @@ class Sigmoid(Op):
 
     def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
         x, s = p(self.x), p(self)
-        near = both(ne(x, 0.0), both(lt(-0.5, x), lt(x, 0.5)))  # at 0: torch's form, its +0.0 sigmoid''
+        near = both(
+            ne(x, 0.0), both(lt(-0.5, x), lt(x, 0.5))
+        )  # at 0: torch's form, its +0.0 sigmoid''
         far = g * (1.0 - s) * s  # torch sigmoid_backward's order of operations
         return (where(near, g * sigmoid_slope_near_zero(x), far),)
-
-
 
 
 @final
@@ -1149,8 +1172,23 @@ class Where(Op):
 _compile_ops()
 
 Node: TypeAlias = (
-    Leaf | Const | Add | Mul | Div | Pow | Exp | Log | Sqrt | Abs | Sin | Cos | Tanh | Relu
-    | Sigmoid | Compare | Where
+    Leaf
+    | Const
+    | Add
+    | Mul
+    | Div
+    | Pow
+    | Exp
+    | Log
+    | Sqrt
+    | Abs
+    | Sin
+    | Cos
+    | Tanh
+    | Relu
+    | Sigmoid
+    | Compare
+    | Where
 )
 """The closed union of node classes: `match` on it is checked for exhaustiveness."""
 

@@ -75,7 +75,7 @@ def elementwise(cls: type[Op], doc: str) -> Elementwise:
 
     def function(x: Scalar) -> Scalar:
         if isinstance(x, _Arith):
-            return build(x)
+            return cast(Node, build(x))  # every op class is a member of Node
         if type(x) is not float:
             x = as_float(x)
         v = impl(x)
@@ -115,7 +115,7 @@ sqrt = elementwise(
     (2.0, -0.0, nan)
     """,
 )
-abs = elementwise(  # noqa: A001  # the name NumPy and PyTorch users reach for
+abs = elementwise(  # the name NumPy and PyTorch users reach for
     Abs,
     """Absolute value; its derivative is ``sgn(x)``, so ``abs'(0) == 0`` as in PyTorch.
 

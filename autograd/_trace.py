@@ -7,7 +7,7 @@ from contextvars import ContextVar
 from operator import attrgetter
 from typing import cast
 
-from ._nodes import Node, S, _inputs
+from ._nodes import Node, V, _inputs
 
 nesting: ContextVar[int] = ContextVar("autograd_nesting", default=0)
 """How many transforms are tracing their function in this context. Non-zero means
@@ -58,11 +58,11 @@ _NEW = cast("tuple[Node, ...]", object())  # marks a node not yet entered, by id
 
 def backward(
     root: Node,
-    seed: S,
-    primal: Callable[[Node], S],
+    seed: V,
+    primal: Callable[[Node], V],
     stop: Collection[Node] = (),
     keep: Collection[Node] | None = None,
-) -> dict[Node, S]:
+) -> dict[Node, V]:
     """The reverse sweep: the cotangent of ``root`` with respect to each node.
 
     One pass over the reverse topological order; each node's ``vjp`` rule
@@ -76,10 +76,10 @@ def backward(
 
 def sweep(
     order: list[tuple[Node, tuple[Node, ...]]],
-    cotangents: dict[Node, S],
-    primal: Callable[[Node], S],
+    cotangents: dict[Node, V],
+    primal: Callable[[Node], V],
     keep: Collection[Node] | None,
-) -> dict[Node, S]:
+) -> dict[Node, V]:
     """Run each rule of ``order`` (a topological order) in reverse, from the seeded cotangents."""
     if debug_sites.get() is not None:  # debug_nans(): the one check a sweep pays
         from ._debug import sweep_checked  # lazy: _debug imports this module
@@ -91,7 +91,7 @@ def sweep(
         g = get(node) if keep is None or node in keep else pop(node, None)
         if not ins or g is None:  # an input, or a node only a comparison reads
             continue
-        rule = node.vjp_float(g) if floats else node.vjp(g, primal)  # type: ignore[arg-type]  # floats: S is float
+        rule = node.vjp_float(g) if floats else node.vjp(g, primal)  # type: ignore[arg-type]  # floats: V is float
         for x, gx in zip(ins, rule, strict=True):
             if gx is not None:
                 prev = get(x)

@@ -7,9 +7,8 @@ import subprocess
 from collections import deque
 from collections.abc import Mapping
 from pathlib import Path
-from typing import assert_never
 
-from ._nodes import Add, Const, Div, Exp, Leaf, Log, Mul, Node, Pow, Relu, Sigmoid, Tanh, _Arith
+from ._nodes import COMPARE_SYMBOLS, Compare, Const, Leaf, Node, _Arith
 from ._trace import parents
 
 MAX_NODES = 500
@@ -26,26 +25,10 @@ def op_label(node: Node) -> str:
             return node.name if node.name is not None else "leaf"
         case Const():
             return "const"
-        case Add():
-            return "+"
-        case Mul():
-            return "*"
-        case Div():
-            return "/"
-        case Pow():
-            return "**"
-        case Exp():
-            return "exp"
-        case Log():
-            return "log"
-        case Tanh():
-            return "tanh"
-        case Relu():
-            return "relu"
-        case Sigmoid():
-            return "sigmoid"
+        case Compare():
+            return COMPARE_SYMBOLS[node.op]
         case _:
-            assert_never(node)
+            return node.label  # the op's definition names it
 
 
 def _quote(text: str) -> str:

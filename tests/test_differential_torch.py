@@ -230,7 +230,9 @@ def error_bounds(roots: Iterable[Node]) -> dict[Node, float]:
             local *= 2.0 if isinstance(node, _TRANSCENDENTAL) else 1.0
             partials = (1.0,) if isinstance(node, Relu) else node.vjp(1.0, float_view)
             propagated = sum(
-                abs(d) * bound[x] for x, d in zip(ins, partials, strict=True) if bound[x] != 0.0
+                abs(d) * bound[x]
+                for x, d in zip(ins, partials, strict=True)
+                if d is not None and bound[x] != 0.0
             )
             bound[node] = local + propagated if not math.isnan(propagated) else math.inf
     return bound

@@ -157,7 +157,15 @@ def test_nested_grad_compiles_its_rules_choices_as_run_time_tests(
         return ag.grad(f)(x)
 
     jitted = ag.jit(inner)
-    for x in (0.3, -2.0, 0.0, -0.0, math.inf, math.nan, 1e-310):  # relu's mask flips after the trace
+    for x in (
+        0.3,
+        -2.0,
+        0.0,
+        -0.0,
+        math.inf,
+        math.nan,
+        1e-310,
+    ):  # relu's mask flips after the trace
         assert bits(jitted(x)) == bits(inner(x))
     assert ag.jit(ag.grad(inner))(-2.0) == ag.grad(inner)(-2.0)
 

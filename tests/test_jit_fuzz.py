@@ -174,10 +174,13 @@ def _old_registers(
     return reg
 
 
-def _wrong_sigmoid_rule(
-    rule: Callable[[_codegen.Program, Node, str], list[tuple[str, tuple[str, ...]]]],
-) -> Callable[[_codegen.Program, Node, str], list[tuple[str, tuple[str, ...]]]]:
-    def wrong(self: _codegen.Program, node: Node, g: str) -> list[tuple[str, tuple[str, ...]]]:
+_Rule = Callable[[_codegen.Program, Node, str], list[tuple[str, tuple[str, ...]] | None]]
+
+
+def _wrong_sigmoid_rule(rule: _Rule) -> _Rule:
+    def wrong(
+        self: _codegen.Program, node: Node, g: str
+    ) -> list[tuple[str, tuple[str, ...]] | None]:
         if type(node) is Sigmoid:
             v = self.names[node]
             return [(f"{g} * (1.0 - {v})", (g, v))]  # forgot the factor s

@@ -42,7 +42,9 @@ assert_type(ag.sum([s, n]), Scalar)
 assert_type(ag.mean([1.0, 2.0]), float)
 assert_type(ag.mean([n, x]), Node)
 assert_type(ag.dot([1.0], [2.0]), float)
-assert_type(ag.dot([n], [2.0]), Scalar)
+assert_type(ag.dot([n], [2.0]), Node)
+assert_type(ag.dot([x, x], [x, x]), Node)
+assert_type(ag.dot([s], [s]), Scalar)
 
 
 def arity(node: Node) -> int:
@@ -50,9 +52,13 @@ def arity(node: Node) -> int:
     match node:
         case ag.Leaf() | ag.Const():
             return 0
-        case ag.Exp() | ag.Log() | ag.Tanh() | ag.Relu() | ag.Sigmoid():
+        case ag.Exp() | ag.Log() | ag.Sqrt() | ag.Abs() | ag.Sin() | ag.Cos():
             return 1
-        case ag.Add() | ag.Mul() | ag.Div() | ag.Pow():
+        case ag.Tanh() | ag.Relu() | ag.Sigmoid():
+            return 1
+        case ag.Add() | ag.Mul() | ag.Div() | ag.Pow() | ag.Compare():
             return 2
+        case ag.Where():
+            return 3
         case _:
             assert_never(node)
