@@ -126,6 +126,35 @@ def _arg(v: Scalar) -> Scalar:
     return v
 
 
+def _off_kink(v: Scalar) -> Scalar:
+    if not abs(_value(v)) >= MIN_ARG:  # abs: no derivative at 0, nor a difference across it
+        raise Unsuitable
+    return v
+
+
+def _new_ops() -> dict[str, tuple[Callable[[Scalar], Scalar], Callable[[MP], MP]]]:
+    """sqrt, abs, sin and cos, once autograd has them (they are joining the op set).
+
+    The mpmath column is this file's own: the op definitions cannot supply an
+    independent oracle. The engine column could come from them.
+    """
+    if not hasattr(ag, "sqrt"):
+        return {}
+    # looked up by name so this file type-checks before the ops land; then: ag.sqrt, ...
+    sqrt, abs_, sin, cos = (_public(name) for name in ("sqrt", "abs", "sin", "cos"))
+    return {
+        "sqrt_call": (lambda v: sqrt(_arg(v)), mpmath.sqrt),
+        "abs": (lambda v: abs_(_off_kink(v)), mpmath.fabs),
+        "sin": (sin, mpmath.sin),
+        "cos": (cos, mpmath.cos),
+    }
+
+
+def _public(name: str) -> Callable[[Scalar], Scalar]:
+    fn: Callable[[Scalar], Scalar] = getattr(ag, name)
+    return fn
+
+
 UNARY: dict[str, tuple[Callable[[Scalar], Scalar], Callable[[MP], MP]]] = {
     "exp": (ag.exp, mpmath.exp),
     "log": (lambda v: ag.log(_arg(v)), mpmath.log),
@@ -136,6 +165,7 @@ UNARY: dict[str, tuple[Callable[[Scalar], Scalar], Callable[[MP], MP]]] = {
     "cube": (lambda v: v**3, lambda v: v**3),
     "sqrt": (lambda v: _arg(v) ** 0.5, mpmath.sqrt),
     "recip": (lambda v: 1.0 / _arg(v), lambda v: 1 / v),
+    **_new_ops(),
 }
 """Each unary op: the engine's version (refusing bad arguments) and mpmath's."""
 

@@ -57,7 +57,7 @@ Documented deviations (docs/reference-testing.md, "Differential testing"):
   (tests/test_numerics.py checks it against mpmath). Second derivatives of
   programs with a sigmoid input ``0 < |x| < 0.5`` are not compared.
 - Programs where rounding can move an input across a branch point (the base
-  of ``pow`` or the input of ``log``/``relu`` within its error bound of 0, a
+  of ``pow`` or the input of ``log``/``relu``/``sqrt``/``abs`` within its error bound of 0, a
   negative base with an inexact exponent) are not compared: the two engines
   may legitimately take different branches. They are rejected with
   ``assume``, so the ``max_examples`` programs are all compared.
@@ -76,6 +76,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+import autograd
 from autograd import Const, Leaf, Log, Node, Pow, Relu
 from autograd._expr import (
     Binary,
@@ -89,7 +90,7 @@ from autograd._expr import (
     postorder,
     to_source,
 )
-from autograd._nodes import Add, Div, Exp, Mul, Sigmoid, Tanh
+from autograd._nodes import Add, Exp, Mul, Sigmoid, Tanh
 from autograd._trace import backward, float_view, node_view, toposort
 from autograd.testing import expressions, floats, reference
 
@@ -128,6 +129,10 @@ _TORCH_FNS: dict[str, Callable[[Tensor], Tensor]] = {
     "tanh": torch.tanh,
     "relu": torch.relu,
     "sigmoid": torch.sigmoid,
+    "sqrt": torch.sqrt,
+    "abs": torch.abs,
+    "sin": torch.sin,
+    "cos": torch.cos,
 }
 
 
@@ -200,7 +205,7 @@ def our_graphs(expr: Expr, inputs: Mapping[str, float]) -> Ours:
     """Value, gradient and Hessian as graphs (a sweep that builds nodes, as grad(grad) does)."""
     leaves = [Leaf(v) for v in inputs.values()]
     out = evaluate(expr, dict(zip(inputs, leaves, strict=True)))
-    assert isinstance(out, Leaf | Const | Add | Mul | Div | Pow | Exp | Log | Tanh | Relu | Sigmoid)
+    assert not isinstance(out, float), "an expression with a variable is a node"
     g1map: dict[Node, Node | float] = backward(out, 1.0, node_view)
     g1 = [g1map.get(leaf, 0.0) for leaf in leaves]
     hessian: list[list[Node | float]] = []
@@ -212,7 +217,15 @@ def our_graphs(expr: Expr, inputs: Mapping[str, float]) -> Ours:
     return out, g1, hessian
 
 
-_TRANSCENDENTAL = (Exp, Log, Tanh, Sigmoid, Pow)
+def _op_classes(*names: str) -> tuple[type[Node], ...]:
+    """The node classes of ops that exist (sqrt, abs, sin and cos are joining `Node`)."""
+    return tuple(getattr(autograd, name) for name in names if hasattr(autograd, name))
+
+
+_TRANSCENDENTAL = (Exp, Log, Tanh, Sigmoid, Pow, *_op_classes("Sin", "Cos"))
+_KINK_AT_ZERO = _op_classes("Sqrt", "Abs")
+"""Ops whose value or derivative jumps at an input of 0 (sqrt: nan below, inf at 0;
+abs: the derivative's sign), so rounding that moves the input across 0 changes the branch."""
 
 
 def error_bounds(roots: Iterable[Node]) -> dict[Node, float]:
@@ -271,7 +284,11 @@ def _exact(node: Node) -> bool:
 def branch_point_within_error(roots: Iterable[Node], bound: Mapping[Node, float]) -> bool:
     """Whether rounding could send some input across a branch of pow, log or relu."""
     for root in roots:
-        for node, _ in toposort(root):
+        for node, ins in toposort(root):
+            if isinstance(node, _KINK_AT_ZERO):
+                x_bound = bound[ins[0]]
+                if x_bound > 0.0 and abs(ins[0].value) <= x_bound:
+                    return True
             match node:
                 case Relu(x=x) | Log(x=x) if bound[x] > 0.0 and abs(x.value) <= bound[x]:
                     return True
@@ -418,6 +435,21 @@ def test_first_order_node_sweep_equals_the_public_float_api(
     assert [repr(v) for v in ours] == [repr(v) for v in public]
 
 
+# Section 9's edges inside programs, once sqrt, abs, sin and cos are in the grammar.
+NEW_OP_ROWS: list[tuple[str, dict[str, float]]] = (
+    [
+        ("sqrt(x)", {"x": -0.0}),  # -0.0, d/dx -inf, d2 inf
+        ("sqrt(x) * y", {"x": 1e-310, "y": 3.0}),
+        ("abs(x) * y", {"x": 0.0, "y": 2.0}),  # abs'(0) == 0 (sgn)
+        ("abs(x) + x", {"x": math.nan}),  # abs'(nan) == 0
+        ("sin(x) * cos(y)", {"x": 1e22, "y": 2.0**53}),  # huge arguments
+        ("cos(x) + sin(x)", {"x": -0.0}),
+    ]
+    if hasattr(autograd, "sqrt")
+    else []
+)
+
+
 @pytest.mark.parametrize(
     ("source", "inputs"),
     [
@@ -431,6 +463,7 @@ def test_first_order_node_sweep_equals_the_public_float_api(
         ("relu(x) * x", {"x": math.nan}),
         ("log(x) * x", {"x": 0.0}),
         ("tanh(x) * sigmoid(x)", {"x": 1000.0}),
+        *NEW_OP_ROWS,
     ],
 )
 def test_numerics_table_rows_match_pytorch(source: str, inputs: dict[str, float]) -> None:
