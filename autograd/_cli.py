@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final, NoReturn, TextIO
 
-from ._expr import MAX_SHOWN, ExprError, evaluate, literal_value, names, parse, shown
+from ._expr import FUNCTIONS, MAX_SHOWN, ExprError, evaluate, literal_value, names, parse, shown
 from ._json import FORMAT as JSON_FORMAT
 from ._json import program_to_json, reference
 from ._nodes import Leaf, Scalar, _Arith
@@ -266,7 +266,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     values_help = "a value for every name in EXPR, e.g. w1=2 (plain decimals)"
-    expr_help = "e.g. '((w1 - 1)**2 + (w2 - 5)**2) * 0.5' (+ - * / **, exp log tanh relu sigmoid)"
+    functions = " ".join(FUNCTIONS)
+    expr_help = f"e.g. '((w1 - 1)**2 + (w2 - 5)**2) * 0.5' (+ - * / **, {functions})"
 
     grad = sub.add_parser(
         "grad",

@@ -2,10 +2,10 @@
 
 The command line (``autograd grad EXPR``) and the testing kit share this
 grammar: decimal numbers, the constants ``inf`` and ``nan``, ASCII names,
-``+ - * / **``, unary signs, parentheses and calls of ``exp log tanh relu
-sigmoid``, with Python's precedence. The parser is an operator-precedence
-parser over explicit stacks: nothing the user writes is executed, and no
-input makes it recurse. Literals become floats at once, so ``9**9**9`` is
+``+ - * / **``, unary signs, parentheses and calls of the one-input ops
+(`FUNCTIONS`: ``exp``, ``log``, ``sqrt``, ...), with Python's precedence. The
+parser is an operator-precedence parser over explicit stacks: nothing the user
+writes is executed, and no input makes it recurse. Literals become floats at once, so ``9**9**9`` is
 ``inf``, computed instantly; a literal that float64 cannot hold (``1e400``,
 ``1e-400``) is refused rather than silently made ``inf`` or ``0``.
 """
@@ -16,17 +16,17 @@ import keyword
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Final, Literal, TypeAlias, assert_never, get_args
+from typing import Final, Literal, TypeAlias, assert_never
 
 import attrs
 
-from . import _ops
-from ._nodes import Scalar
+from ._nodes import Const, Scalar
+from ._ops import FUNCTIONS as FUNCTIONS
 
 BinaryOp: TypeAlias = Literal["+", "-", "*", "/", "**"]
-Function: TypeAlias = Literal["exp", "log", "tanh", "relu", "sigmoid"]
+Function: TypeAlias = str
+"""The name of a one-input op: a key of `FUNCTIONS`, read from the op definitions."""
 
-FUNCTIONS: Final[tuple[Function, ...]] = get_args(Function)
 CONSTANTS: Final[dict[str, float]] = {"inf": math.inf, "nan": math.nan}
 MAX_CHARS: Final = 10_000
 MAX_PARTS: Final = 2_000  # numbers and names
@@ -45,7 +45,10 @@ _TOKEN = re.compile(
 _NUMBER_TAIL = re.compile(r"[A-Za-z0-9_.]*")  # what makes `0x10`, `1_000`, `1j`, `1.2.3` bad
 _PRECEDENCE: Final[dict[BinaryOp, int]] = {"+": 1, "-": 1, "*": 2, "/": 2, "**": 4}
 _SIGN_PRECEDENCE: Final = 3  # `-x ** 2` is `-(x ** 2)`, `-x * 2` is `(-x) * 2`, as in Python
-_GRAMMAR = f"use numbers, names, + - * / **, parentheses and {', '.join(FUNCTIONS)}"
+
+
+def _grammar() -> str:
+    return f"use numbers, names, + - * / **, parentheses and {', '.join(FUNCTIONS)}"
 
 
 class ExprError(ValueError):
@@ -200,7 +203,7 @@ class Binary(_Value):
 
 @attrs.frozen(eq=False, repr=False)
 class Call(_Value):
-    """``fn(x)`` for one of ``exp log tanh relu sigmoid``."""
+    """``fn(x)`` for a one-input op ``fn`` (a key of `FUNCTIONS`)."""
 
     fn: Function
     x: Expr
@@ -419,9 +422,8 @@ class _Parser:
 
 def _function(tok: _Token) -> Function:
     """The function a call names, or an error saying which ones there are."""
-    for fn in FUNCTIONS:
-        if tok.text == fn:
-            return fn
+    if tok.text in FUNCTIONS:
+        return tok.text
     raise ExprError(
         f"cannot call {shown(tok.text)} (column {tok.column}): "
         f"functions are {', '.join(FUNCTIONS)}, one argument each"
@@ -448,7 +450,7 @@ def _number(text: str, column: int) -> float:
 
 
 def _not_allowed(tok: _Token) -> ExprError:
-    return ExprError(f"{shown(tok.text)} at column {tok.column} is not allowed: {_GRAMMAR}")
+    return ExprError(f"{shown(tok.text)} at column {tok.column} is not allowed: {_grammar()}")
 
 
 def names(expr: Expr) -> list[str]:
@@ -478,13 +480,6 @@ _BINARY: Final[dict[BinaryOp, Callable[[Scalar, Scalar], Scalar]]] = {
     "/": lambda a, b: a / b,
     "**": lambda a, b: a**b,
 }
-_CALLS: Final[dict[Function, Callable[[Scalar], Scalar]]] = {
-    "exp": _ops.exp,
-    "log": _ops.log,
-    "tanh": _ops.tanh,
-    "relu": _ops.relu,
-    "sigmoid": _ops.sigmoid,
-}
 
 
 def evaluate(expr: Expr, env: Mapping[str, Scalar]) -> Scalar:
@@ -497,8 +492,6 @@ def evaluate(expr: Expr, env: Mapping[str, Scalar]) -> Scalar:
     >>> evaluate(parse("x * x + 1"), {"x": Leaf(3.0)})
     Add(value=10.0)
     """
-    from ._nodes import Const  # a literal is a graph constant, as `x * 2` makes one
-
     memo: dict[int, Scalar] = {}
     for e in postorder(expr):
         match e:
@@ -511,7 +504,7 @@ def evaluate(expr: Expr, env: Mapping[str, Scalar]) -> Scalar:
             case Binary(op=op, x=x, y=y):
                 memo[id(e)] = _BINARY[op](memo[id(x)], memo[id(y)])
             case Call(fn=fn, x=x):
-                memo[id(e)] = _CALLS[fn](memo[id(x)])
+                memo[id(e)] = FUNCTIONS[fn](memo[id(x)])
             case _:
                 assert_never(e)
     return memo[id(expr)]

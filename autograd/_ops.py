@@ -34,6 +34,7 @@ from ._nodes import (
 from ._trace import debug_sites
 
 __all__ = [
+    "FUNCTIONS",
     "Elementwise",
     "abs",
     "cos",
@@ -64,6 +65,11 @@ class Elementwise(Protocol):
     def __call__(self, x: Scalar, /) -> Scalar: ...
 
 
+FUNCTIONS: dict[str, Elementwise] = {}
+"""Every one-input op's public function by name, in definition order: the words the
+expression grammar, the command line and `autograd.testing` accept."""
+
+
 def elementwise(cls: type[Op], doc: str) -> Elementwise:
     """The public function of the one-input op ``cls``: its float forward, or its node.
 
@@ -86,7 +92,8 @@ def elementwise(cls: type[Op], doc: str) -> Elementwise:
     function.__name__ = function.__qualname__ = cls.name
     function.__doc__ = doc
     function.__module__ = "autograd"
-    return cast(Elementwise, function)
+    FUNCTIONS[cls.name] = public = cast(Elementwise, function)
+    return public
 
 
 exp = elementwise(

@@ -143,7 +143,7 @@ HOSTILE: list[tuple[str, ...]] = [
     (f"open('{MARKER}', 'w')",),
     ("eval('1')",),
     ("exec('x = 1')",),
-    ("sin(x)", "x=1"),
+    ("gamma(x)", "x=1"),
     ("exp.__globals__",),
     ("exp(x, 2)", "x=1"),
     ("exp(x=1)",),
@@ -533,7 +533,7 @@ HUGE = "y" * 130_000
         ["graph", "x", "x=1", "--out", f"{HUGE}/g.dot"],
         ["demo", "--seed", f"1{'0' * 130_000}"],
         ["grad", f"{HUGE[:5_000]} + 1e-400"],
-        ["grad", f"{HUGE[:5_000]} + sin(x)"],
+        ["grad", f"{HUGE[:5_000]} + gamma(x)"],
     ],
     ids=lambda argv: " ".join(a[:8] for a in argv),
 )

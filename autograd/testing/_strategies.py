@@ -5,15 +5,17 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Sequence
-from typing import Final, Literal, TypeAlias, get_args
+from typing import Final, TypeAlias
 
 from hypothesis import strategies as st
 
-from .._expr import FUNCTIONS, Binary, Call, Expr, Neg, Num, Var, names
+from .._expr import FUNCTIONS, Binary, BinaryOp, Call, Expr, Neg, Num, Var, names
 from .._json import Program, reference
 
-Op: TypeAlias = Literal["+", "-", "*", "/", "**", "neg", "exp", "log", "tanh", "relu", "sigmoid"]
-ALL_OPS: Final[tuple[Op, ...]] = get_args(Op)
+Op: TypeAlias = str
+"""An operator of the grammar (``+ - * / **``, ``neg``) or a one-input op's name."""
+ALL_OPS: Final[tuple[Op, ...]] = ("+", "-", "*", "/", "**", "neg", *FUNCTIONS)
+"""Every op of the grammar, the one-input ops read from their definitions."""
 
 _TINY = sys.float_info.min  # the smallest normal float
 SPECIAL_VALUES: Final[tuple[float, ...]] = (
@@ -48,7 +50,7 @@ SPECIAL_VALUES: Final[tuple[float, ...]] = (
     1 / 3,
 )
 """Zeros of both signs, ±1, infinities, nan, huge, tiny, subnormal, and the points
-where exp overflows and tanh/sigmoid saturate (the rows of the numerics table)."""
+where exp overflows and the squashing functions saturate (the rows of the numerics table)."""
 
 EXPONENTS: Final[tuple[float, ...]] = (2.0, 3.0, 0.5, -1.0, -2.0, -0.5, 0.0, 1.0, 1.5, -3.0, 1 / 3)
 """Constant exponents with special paths or values (``x ** 0.5`` is ``sqrt``)."""
@@ -183,13 +185,13 @@ def _chain(
     length = draw(st.integers(0, max_chain)) if max_chain > 0 else 0
     if length == 0:
         return expr
-    binary = [op for op in ops if op in ("+", "-", "*")]
+    binary: list[BinaryOp] = [op for op in ("+", "-", "*") if op in ops]
     leaf: Expr = Var(draw(vars_)) if draw(st.booleans()) else Num(draw(consts))
     for _ in range(length):
         if binary:
             expr = Binary(binary[0], expr, leaf)
         else:
-            expr = Neg(expr) if "neg" in ops else Call(FUNCTIONS[0], expr)
+            expr = Neg(expr) if "neg" in ops else Call(next(iter(FUNCTIONS)), expr)
     return expr
 
 
