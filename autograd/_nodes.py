@@ -541,16 +541,29 @@ def define(cls: type[_OpT]) -> type[_OpT]:
     fields = attrs.fields(cast("type[attrs.AttrsInstance]", cls))  # define follows attrs.frozen
     cls.inputs = tuple(f.name for f in fields if f.converter is _input)
     OPS[cls.name] = cls
+    if _all_defined:  # an op defined after this module (a user's): complete it now
+        _complete(cls)
     return cls
 
 
-def _compile_ops() -> None:
-    """Compile each op's float forward and float rule, once all are defined (rules use others)."""
-    for cls in OPS.values():
-        if "_forward" not in cls.__dict__:
-            cls._forward = _compiled_forward(cls)  # type: ignore[method-assign, assignment]  # filled in once
-        if "vjp_float" not in cls.__dict__:
-            cls.vjp_float = _compiled_rule(cls)  # type: ignore[method-assign, assignment]  # filled in once
+_all_defined = False  # this module's ops refer to each other: completed together, at its end
+
+
+def _complete(cls: type[Op]) -> None:
+    """Compile an op's float forward and float rule from its definition; make its builder."""
+    if "_forward" not in cls.__dict__:
+        cls._forward = _compiled_forward(cls)  # type: ignore[method-assign, assignment]  # filled in once
+    if "vjp_float" not in cls.__dict__:
+        cls.vjp_float = _compiled_rule(cls)  # type: ignore[method-assign, assignment]  # filled in once
+    if len(cls.inputs) == 1:
+        BUILD1[cls] = _build1(cls)
+
+
+def undefine(cls: type[Op]) -> None:
+    """Forget an op defined after import (a test's throwaway op): the registries drop it."""
+    OPS.pop(cls.name, None)
+    BUILD1.pop(cls, None)
+    _input_getters.pop(cls, None)
 
 
 def _template(cls: type[Op], const: bool) -> tuple[Op, dict[Node, Sym]]:
@@ -704,11 +717,7 @@ def log(x: Scalar) -> Scalar: ...
 def log(x: Sym) -> Sym: ...
 def log(x: Scalar | Sym) -> Scalar | Sym:
     """Natural logarithm inside a rule (IEEE: ``log(0.0) == -inf``)."""
-    if isinstance(x, _Arith):
-        return _log(x)
-    if isinstance(x, Sym):
-        return call(log_float, x)
-    return log_float(x)
+    return apply(Log, x)
 
 
 @overload
@@ -1169,8 +1178,6 @@ class Where(Op):
         return None, where(c, g, 0.0), where(c, 0.0, g)
 
 
-_compile_ops()
-
 Node: TypeAlias = (
     Leaf
     | Const
@@ -1244,12 +1251,12 @@ def _const(value: float) -> Const:
 
 
 _set_const_value = _slot_setter(Const, "value")
-_add, _mul, _div, _pow = _build2(Add), _build2(Mul), _build2(Div), _build2(Pow)
-_log = _build1(Log)
-BUILD1: dict[type[Op], Callable[[_Arith], Op]] = {
-    cls: _build1(cls) for cls in OPS.values() if len(cls.inputs) == 1
-}
+BUILD1: dict[type[Op], Callable[[_Arith], Op]] = {}
 """The fast builder of each one-input op."""
+for _cls in OPS.values():
+    _complete(_cls)
+_all_defined = True
+_add, _mul, _div, _pow = _build2(Add), _build2(Mul), _build2(Div), _build2(Pow)
 
 MINUS_ONE = Const(-1.0)  # shared by every `-x` and `x - y`: nodes are immutable
 VARIABLE_ONE = Const(1.0)
