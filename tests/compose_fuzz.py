@@ -485,9 +485,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=300)
     parser.add_argument("--show", type=int, default=3, help="examples printed per cause")
+    parser.add_argument("--depth", type=int, help="transforms per stack, jit outermost")
     ns = parser.parse_args(argv)
     outcomes: Counter[str] = Counter()
     causes: dict[str, list[str]] = {}
+
+    if ns.depth is None:
+        drawn = cases(nested_jit=None)
+    else:
+        kinds = st.lists(st.sampled_from(TRANSFORMS), min_size=ns.depth, max_size=ns.depth)
+        drawn = kinds.flatmap(lambda k: cases(k, jit_level=len(k)))
 
     @settings(
         max_examples=ns.count,
@@ -496,7 +503,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         derandomize=True,
         suppress_health_check=list(HealthCheck),
     )
-    @given(cases(nested_jit=None))
+    @given(drawn)
     def run(case: Case) -> None:
         why = check(case)
         outcomes["agreed" if why is None else "skipped" if why == SKIPPED else "failed"] += 1
