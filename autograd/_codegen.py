@@ -23,7 +23,7 @@ from typing import cast
 import attrs
 
 from ._nodes import VARIABLE_ONE, Const, Leaf, Mul, Node, Op
-from ._sym import HELPERS, Sym, call, infix
+from ._sym import HELPERS, Sym, sym
 from ._trace import parents, toposort
 
 CHUNK = 20_000
@@ -108,8 +108,7 @@ class Program:
             case _:
                 xs = [self._sym(x) for x in parents(node)]
                 if node in self.floats:  # Python's float arithmetic, with IEEE results
-                    cls = type(node)
-                    src = infix(xs[0], cls.infix, xs[1]) if cls.infix else call(cls.impl, *xs)
+                    src = node.float_source(xs)
                 else:
                     src = self._as_eager(node)[0].forward_source(xs)
                 self.emit(v, src.src, src.uses)
@@ -117,7 +116,7 @@ class Program:
 
     def _sym(self, node: Node) -> Sym:
         name = self.names[node]
-        return Sym(name, (name,))
+        return Sym(name, (name,), node.value if type(node) is Const else None)
 
     def _as_eager(self, node: Node) -> tuple[Op, dict[Node, Sym]]:
         """``node`` as the eager call built it, and the names its rule reads.
@@ -189,8 +188,8 @@ class Program:
     def _rule(self, node: Node, g: str) -> list[tuple[str, tuple[str, ...]] | None]:
         """The node's ``vjp`` rule run on `Sym`: the code of each input's contribution."""
         eager, names = self._as_eager(node)
-        outs = eager.vjp(Sym(g, (g,)), names.__getitem__)
-        return [None if o is None else (o.src, o.uses) for o in outs]
+        outs = [None if o is None else sym(o) for o in eager.vjp(Sym(g, (g,)), names.__getitem__)]
+        return [None if o is None else (o.src, o.uses) for o in outs]  # a constant is a literal
 
     def link(self, outputs: Sequence[str]) -> Callable[[list[float]], tuple[float, ...]]:
         """Compile the statements into chunks of `CHUNK`; the result maps inputs to outputs.

@@ -32,7 +32,7 @@ from typing import (
 import attrs
 
 from . import _pickling
-from ._sym import HELPERS, Sym, call, infix, select
+from ._sym import HELPERS, Sym, call, infix, select, sym
 
 _INF = math.inf
 _NAN = math.nan
@@ -520,6 +520,10 @@ class Op(_Arith):
             return infix(xs[0], self.infix, xs[1])
         return call(type(self).impl, *xs)
 
+    def float_source(self, xs: Sequence[Sym]) -> Sym:
+        """The forward as Python computes it on plain numbers (`jit` of a user's float math)."""
+        return self.forward_source(xs)
+
 
 _new = object.__new__
 
@@ -599,7 +603,7 @@ def _compiled_forward(cls: type[Op]) -> Callable[[Op], float]:
 
 def _rule_source(cls: type[Op], const: bool, name: str) -> str:
     node, names = _template(cls, const)
-    outs = node.vjp(Sym("g", ("g",)), names.__getitem__)
+    outs = [None if o is None else sym(o) for o in node.vjp(Sym("g", ("g",)), names.__getitem__)]
     used = {u for o in outs if o is not None for u in o.uses}
     lines = [f"def {name}(self, g):"]
     if "out" in used:
@@ -730,6 +734,8 @@ def constant(x: Scalar | Sym) -> float | Sym:
     """The value of a `Const` input inside a rule (its structure, read once the rule knows it)."""
     if isinstance(x, _Arith):
         assert type(x) is Const, "constant() reads Const inputs only"
+        return x.value
+    if isinstance(x, Sym) and x.value is not None:  # a constant of the graph jit compiles
         return x.value
     return x
 
@@ -950,6 +956,9 @@ class Pow(Op):
         if v != v:
             produced_nan(self)
         return v
+
+    def float_source(self, xs: Sequence[Sym]) -> Sym:
+        return call(pow_float, *xs)  # a ** b of two plain numbers: no scalar-exponent path
 
     def forward_source(self, xs: Sequence[Sym]) -> Sym:
         if type(self.y) is not Const:

@@ -38,13 +38,18 @@ def literal(c: float) -> str:
 
 
 class Sym:
-    """A float computed by generated code: the expression's text and the names it reads."""
+    """A float computed by generated code: the expression's text and the names it reads.
 
-    __slots__ = ("src", "uses")
+    ``value`` is set for a constant known when the code is written (a `Const`
+    node of the graph `jit` compiles), so a rule's choice on it is made then.
+    """
 
-    def __init__(self, src: str, uses: tuple[str, ...] = ()) -> None:
+    __slots__ = ("src", "uses", "value")
+
+    def __init__(self, src: str, uses: tuple[str, ...] = (), value: float | None = None) -> None:
         self.src = src
         self.uses = uses
+        self.value = value
 
     def __repr__(self) -> str:
         return f"Sym({self.src!r})"
