@@ -18,16 +18,14 @@ import threading
 import weakref
 from collections.abc import Callable, Collection, Iterator, Mapping, MutableMapping, Sequence
 from types import FrameType
-from typing import get_args
 
 from . import _nodes
-from ._nodes import Const, Leaf, Node, V, _Arith
+from ._nodes import Node, V, _Arith
 from ._trace import debug_sites, parents, tracing
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _lock = threading.Lock()
 _active = 0  # debug_nans() contexts open in any thread; recording is installed while > 0
-_original_inits: dict[type, Callable[..., None]] = {}
 
 
 @contextlib.contextmanager
@@ -69,40 +67,25 @@ def debug_nans() -> Iterator[None]:
 
 
 def _install() -> None:
-    # Node classes stay untouched while no context debugs, so the off state
-    # costs nothing; while any does, __init__ records sites for those contexts.
+    # The node classes are never touched: their builders call these hooks, which are
+    # None (one test) while no context debugs; while any does, they record sites and
+    # report forward nans for those contexts.
     global _active
     with _lock:
         _active += 1
-        if _active > 1:
-            return
-        _nodes.on_build = _record  # the operators' fast builders
-        for cls in get_args(Node):
-            if cls in (Leaf, Const):
-                continue
-            original = cls.__init__
-            _original_inits[cls] = original
-            setattr(cls, "__init__", _recording(original))  # noqa: B010 - mypy forbids assigning a method
+        if _active == 1:
+            _nodes.on_build = _record
+        # kept after the block: a context copied inside it keeps checking (forward_nan
+        # reads that context's debug_sites), and it runs only when a value is nan
+        _nodes.on_nan = forward_nan
 
 
 def _uninstall() -> None:
     global _active
     with _lock:
         _active -= 1
-        if _active > 0:
-            return
-        _nodes.on_build = None
-        for cls, original in _original_inits.items():
-            setattr(cls, "__init__", original)  # noqa: B010 - as above
-        _original_inits.clear()
-
-
-def _recording(original: Callable[..., None]) -> Callable[..., None]:
-    def __init__(self: Node, *args: object, **kwargs: object) -> None:
-        original(self, *args, **kwargs)
-        _record(self)
-
-    return __init__
+        if _active == 0:
+            _nodes.on_build = None
 
 
 def _record(node: _Arith) -> None:

@@ -158,11 +158,19 @@ def cos_float(x: float) -> float:
     return math.cos(x) if x - x == 0.0 else _NAN
 
 
-def produced_nan(node: object) -> None:
-    """Called by a forward rule whose result is nan: report it under `debug_nans`."""
-    from ._debug import forward_nan  # lazy: _debug imports this module; only reached on nan
+# --- the seams `debug_nans` hooks into: None (one test, no cost) unless a block is open ---
 
-    forward_nan(node)
+on_build: Callable[[_Arith], None] | None = None
+"""Called with each op node built, to record where (`debug_nans` sets it while open)."""
+
+on_nan: Callable[[_Arith], None] | None = None
+"""Called with a node whose forward rule made nan (`debug_nans` sets it while open)."""
+
+
+def produced_nan(node: _Arith) -> None:
+    """Called by a forward rule whose result is nan: report it under `debug_nans`."""
+    if on_nan is not None:
+        on_nan(node)
 
 
 # --- the nodes ---
@@ -867,7 +875,11 @@ def sigmoid_slope_near_zero(x: S) -> S:
 
 
 def _forwarded(node: Op) -> float:
-    return node._forward()
+    """The ``value`` default of an op built by its class (``Add(x, y)``): its forward rule."""
+    value = node._forward()
+    if on_build is not None:
+        on_build(node)
+    return value
 
 
 @final
@@ -1217,8 +1229,6 @@ Scalar: TypeAlias = float | Node
 # `object.__setattr__` and then calls the `value` default. The operators build
 # the same objects with the fields' own slot setters and the class's own
 # `_forward`: the same node, about a third cheaper (see bench/README.md).
-on_build: Callable[[_Arith], None] | None = None
-"""Set by `debug_nans()` while a block is open, to record where ops are built."""
 _B = TypeVar("_B", bound=Op)
 
 

@@ -6,12 +6,13 @@ import contextvars
 import math
 import re
 import threading
+import typing
 from collections.abc import Callable, Mapping
 
 import pytest
 
 import autograd as ag
-from autograd import Node, Scalar
+from autograd import Node, Scalar, _nodes
 
 HERE = r"test_debug\.py:\d+"
 
@@ -126,15 +127,20 @@ def test_a_copied_context_inherits_debugging() -> None:
     assert math.isnan(ag.log(ag.Leaf(-1.0)).value)  # this context does not
 
 
-def test_nested_blocks_and_exit_restore_the_node_classes() -> None:
-    before = ag.Mul.__init__
+def _build_hook() -> object:
+    return _nodes.on_build  # read through a call: mypy would narrow the attribute
+
+
+def test_nested_blocks_leave_the_node_classes_alone_and_exit_restores_the_hook() -> None:
+    before = {cls: dict(vars(cls)) for cls in typing.get_args(Node)}
     with ag.debug_nans():
         with ag.debug_nans():
-            assert ag.Mul.__init__ is not before
-        assert ag.Mul.__init__ is not before
+            assert _build_hook() is not None
+        assert _build_hook() is not None
         with pytest.raises(FloatingPointError):
             ag.log(ag.Leaf(-1.0))
-    assert ag.Mul.__init__ is before
+    assert _build_hook() is None
+    assert {cls: dict(vars(cls)) for cls in typing.get_args(Node)} == before  # never patched
     assert math.isnan(ag.log(ag.Leaf(-1.0)).value)  # off again
 
 
