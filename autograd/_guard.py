@@ -2,8 +2,9 @@
 
 A trace runs the function once, so any decision it takes on a node's value
 would be frozen into the compiled code. While a trace runs anywhere, each node
-class's ``value`` slot is wrapped in `_GuardedValue`, which refuses reads of
-traced values from the user's code:
+class's ``value`` slot is read through `_GuardedValue` (installed through the
+node module's one seam, `guard_values`), which refuses reads of traced values
+from the user's code:
 
 - in the tracing context, any read outside the forward rules of the node
   classes (whose float arithmetic is exactly what the compiled code repeats);
@@ -25,15 +26,14 @@ import threading
 import weakref
 from collections.abc import Iterator, Sequence
 from types import FrameType
-from typing import get_args
 
-from ._nodes import Node
+from ._nodes import Node, guard_values
 from ._trace import parents, tracing
 
 _TRUSTED_MODULES = frozenset(
     {"autograd._nodes", "autograd._ops", "autograd._codegen", "autograd._debug"}
 )  # forward rules, and debug_nans reading values to report them
-_RULES = frozenset({"vjp", "jvp"})  # derivative rules decide on values: never trusted
+_RULES = frozenset({"vjp", "jvp", "vjp_float"})  # a rule on floats in a trace: never trusted
 _ATTRS_REPR = "<attrs generated"  # attrs compiles each node class's __repr__ under this name
 
 
@@ -132,8 +132,7 @@ def read_guard(inputs: Sequence[Node]) -> Iterator[Trace]:
     trace = Trace(inputs)
     with _lock:
         if _active == 0:
-            for cls in get_args(Node):
-                cls.value = _GuardedValue(cls.__dict__["value"])
+            guard_values(_GuardedValue)
         _active += 1
         _traces.update(dict.fromkeys(inputs, trace))
     token = tracing.set(True)
@@ -147,5 +146,4 @@ def read_guard(inputs: Sequence[Node]) -> Iterator[Trace]:
             _owners.clear()
             _active -= 1
             if _active == 0:
-                for cls in get_args(Node):
-                    cls.value = cls.__dict__["value"].slot
+                guard_values(None)

@@ -167,6 +167,21 @@ on_nan: Callable[[_Arith], None] | None = None
 """Called with a node whose forward rule made nan (`debug_nans` sets it while open)."""
 
 
+def guard_values(wrap: Callable[[object], object] | None) -> None:
+    """The seam `jit`'s trace guard uses: read every node's ``value`` through ``wrap(slot)``.
+
+    ``wrap`` gets each class's slot descriptor and returns the descriptor to read
+    through while traces run; None puts the slots back. Outside traces the
+    classes hold their plain slots, so reading ``.value`` costs nothing extra.
+    """
+    for cls in (Leaf, Const, *OPS.values()):
+        slot = _VALUE_SLOTS.setdefault(cls, cls.__dict__["value"])
+        cls.value = slot if wrap is None else wrap(slot)  # type: ignore[attr-defined]  # a descriptor, as attrs made it
+
+
+_VALUE_SLOTS: dict[type, object] = {}  # each class's own `value` slot, while it is wrapped
+
+
 def produced_nan(node: _Arith) -> None:
     """Called by a forward rule whose result is nan: report it under `debug_nans`."""
     if on_nan is not None:
