@@ -16,8 +16,8 @@ from collections.abc import Callable, Collection
 import attrs
 
 import autograd as ag
-from autograd._nodes import Node, S, _Arith
-from autograd._trace import backward, float_view, toposort
+from autograd.core.nodes import Node, S, _Arith
+from autograd.walks import backward, float_view, toposort
 
 
 @attrs.frozen(eq=False)

@@ -29,9 +29,9 @@ from typing import cast
 import attrs
 
 import autograd as ag
-from autograd import _codegen
-from autograd._nodes import Scalar
-from autograd._ops import FUNCTIONS
+from autograd.compiler import codegen as _codegen
+from autograd.core.functions import FUNCTIONS
+from autograd.core.nodes import Scalar
 
 SPECIAL = [0.0, -0.0, 1.0, -1.0, 2.0, 0.5, -2.5, 3.0, math.inf, -math.inf, math.nan, 1e300, 5e-324]
 EXPONENTS = [0.0, 1.0, 2.0, 3.0, 0.5, -0.5, -1.0, -2.0, 1.5]

@@ -25,11 +25,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import autograd._cli
-import autograd._demo
-import autograd._viz  # imported now: importing compiles, and the fuzz forbids compile
-from autograd._cli import build_parser, main
-from autograd._expr import (
+import autograd.cli
+import autograd.demo
+import autograd.viz  # imported now: importing compiles, and the fuzz forbids compile
+from autograd.cli import build_parser, main
+from autograd.expr import (
     FUNCTIONS,
     MAX_SHOWN,
     Binary,
@@ -43,7 +43,7 @@ from autograd._expr import (
     names,
     parse,
 )
-from autograd._json import expr_from_tree, reference
+from autograd.programs import expr_from_tree, reference
 
 README_EXPR = "((w1 - 1)**2 + (w2 - 5)**2) * 0.5"
 
@@ -362,7 +362,7 @@ def test_demo_without_the_extra_trains_and_names_the_extra(tmp_path: Path) -> No
     # A fresh interpreter in which `import matplotlib` and `import tqdm` fail.
     script = (
         "import sys; sys.modules['matplotlib'] = sys.modules['tqdm'] = None; "
-        "from autograd._cli import main; sys.exit(main(sys.argv[1:]))"
+        "from autograd.cli import main; sys.exit(main(sys.argv[1:]))"
     )
     done = subprocess.run(
         [sys.executable, "-c", script, "demo", "--steps", "3", "--out", str(tmp_path)],
@@ -696,7 +696,7 @@ def no_training(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("trained before checking --out")
 
-    monkeypatch.setattr(autograd._demo, "train", refuse)
+    monkeypatch.setattr(autograd.demo, "train", refuse)
 
 
 @pytest.mark.parametrize(
@@ -1092,9 +1092,9 @@ def test_fuzz_the_command_line(
 ) -> None:
     monkeypatch.chdir(tmp_path)  # graph --out writes here
     (tmp_path / "sub").mkdir()
-    monkeypatch.setattr(autograd._demo, "run_demo", lambda config, folder, out: 0)  # no training
+    monkeypatch.setattr(autograd.demo, "run_demo", lambda config, folder, out: 0)  # no training
     parser = build_parser()  # built once: argparse's set-up is most of a refusal's time
-    monkeypatch.setattr(autograd._cli, "build_parser", lambda: parser)
+    monkeypatch.setattr(autograd.cli, "build_parser", lambda: parser)
     tally: Counter[str] = Counter()
 
     @settings(max_examples=FUZZ_EXAMPLES, deadline=None, database=None)
@@ -1171,7 +1171,7 @@ def test_a_write_that_fails_after_the_checks_exits_1_with_one_line(
     def denied(source: str, path: Path) -> Path:
         raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr(autograd._viz, "render", denied)
+    monkeypatch.setattr(autograd.viz, "render", denied)
     code, err = _main_quietly(["graph", "x", "x=1", "--out", "g.dot"])
     assert code == 1
     assert err == "autograd: Permission denied: 'g.dot'\n"

@@ -12,7 +12,8 @@ from collections.abc import Callable, Mapping
 import pytest
 
 import autograd as ag
-from autograd import Node, Scalar, _nodes
+from autograd import Node, Scalar
+from autograd.core import nodes as _nodes
 
 HERE = r"test_debug\.py:\d+"
 

@@ -18,10 +18,13 @@ import attrs
 import pytest
 
 import autograd as ag
-from autograd import _cli, _json, _nodes, _ops
-from autograd._expr import evaluate, parse
-from autograd._nodes import Node, Op, Primal, S, _forwarded, _input, define, lt, where
-from autograd._ops import Elementwise, elementwise
+from autograd import cli as _cli
+from autograd import programs as _json
+from autograd.core import functions as _ops
+from autograd.core import nodes as _nodes
+from autograd.core.functions import Elementwise, elementwise
+from autograd.core.nodes import Node, Op, Primal, S, _forwarded, _input, define, lt, where
+from autograd.expr import evaluate, parse
 
 
 def leaky_ramp_float(x: float) -> float:

@@ -78,21 +78,10 @@ from hypothesis import strategies as st
 
 import autograd
 from autograd import Const, Leaf, Log, Node, Pow, Relu
-from autograd._expr import (
-    Binary,
-    Call,
-    Expr,
-    Neg,
-    Num,
-    Var,
-    evaluate,
-    names,
-    postorder,
-    to_source,
-)
-from autograd._nodes import Add, Exp, Mul, Sigmoid, Tanh
-from autograd._trace import backward, float_view, node_view, toposort
+from autograd.core.nodes import Add, Exp, Mul, Sigmoid, Tanh
+from autograd.expr import Binary, Call, Expr, Neg, Num, Var, evaluate, names, postorder, to_source
 from autograd.testing import expressions, floats, reference
+from autograd.walks import backward, float_view, node_view, toposort
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # torch warns at import when numpy is absent; we use none
@@ -467,7 +456,7 @@ NEW_OP_ROWS: list[tuple[str, dict[str, float]]] = (
     ],
 )
 def test_numerics_table_rows_match_pytorch(source: str, inputs: dict[str, float]) -> None:
-    from autograd._expr import parse
+    from autograd.expr import parse
 
     assert check_program(parse(source), inputs)
 
@@ -485,7 +474,7 @@ def test_the_agreement_rule_is_strict_where_it_should_be() -> None:
 
 
 def test_a_planted_wrong_derivative_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    from autograd._expr import parse
+    from autograd.expr import parse
 
     def wrong_tanh_vjp(self: Tanh, g: float, p: Callable[[Node], float]) -> tuple[float]:
         y = p(self)
@@ -497,7 +486,7 @@ def test_a_planted_wrong_derivative_is_caught(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_a_planted_wrong_second_derivative_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    from autograd._expr import parse
+    from autograd.expr import parse
 
     def first_order_only(self: Exp, g: float, p: Callable[[Node], float]) -> tuple[float]:
         return (g * self.value,)  # right value, but a constant: no second derivative

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import autograd as ag
 from autograd import Node, Scalar
-from autograd._ops import FUNCTIONS
+from autograd.core.functions import FUNCTIONS
 
 INF, NAN = math.inf, math.nan
 

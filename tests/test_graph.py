@@ -15,8 +15,9 @@ from collections.abc import Callable, Sequence
 import pytest
 
 import autograd as ag
-import autograd._trace as trace
+import autograd.walks as trace
 from autograd import Add, Const, Div, Exp, Leaf, Log, Mul, Node, Pow, Relu, Scalar, Sigmoid, Tanh
+from autograd.core.nodes import parents
 
 NODE_CLASSES = (Leaf, Const, Add, Mul, Div, Pow, Exp, Log, Tanh, Relu, Sigmoid)
 
@@ -65,7 +66,7 @@ def distinct_nodes(root: Node) -> int:
     seen = {id(root)}
     stack = [root]
     while stack:
-        for p in trace.parents(stack.pop()):
+        for p in parents(stack.pop()):
             if id(p) not in seen:
                 seen.add(id(p))
                 stack.append(p)

@@ -27,9 +27,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import autograd as ag
-import autograd._nodes as nodes
+import autograd.core.nodes as nodes
 from autograd import Add, Const, Exp, Leaf, Log, Mul, Node, Pow, Relu, Scalar, Sigmoid, Tanh
-from autograd._pytree import flatten, flatten_any, unflatten
+from autograd.pytree import flatten, flatten_any, unflatten
 
 DEPTH = 100_000  # the figure: a hundred thousand levels
 DEEP = 5_000  # far past the recursion limit (1000), cheap enough for every transform

@@ -12,9 +12,10 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import autograd as ag
-from autograd import _codegen, _jit
-from autograd._nodes import Leaf, Node, Scalar
-from autograd._ops import FUNCTIONS
+from autograd.compiler import codegen as _codegen
+from autograd.compiler import jit as _jit
+from autograd.core.functions import FUNCTIONS
+from autograd.core.nodes import Leaf, Node, Scalar
 
 SPECIAL = [0.0, -0.0, 1.0, -1.0, 2.0, 0.5, -2.5, 3.0, math.inf, -math.inf, math.nan, 1e300, 5e-324]
 floats = st.one_of(

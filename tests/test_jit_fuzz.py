@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 import autograd as ag
-from autograd import _codegen
-from autograd._nodes import Node, Scalar, Sigmoid
+from autograd.compiler import codegen as _codegen
+from autograd.core.nodes import Node, Scalar, Sigmoid
 
 sys.path.insert(0, str(Path(__file__).parent))
 import jit_fuzz  # the fuzzer is a script beside the tests
@@ -70,7 +70,7 @@ def test_jit_fuzz_agrees_under_hash_seed(hash_seed: str) -> None:
 
 SOURCE_SCRIPT = """
 import autograd as ag
-from autograd import _codegen
+from autograd.compiler import codegen as _codegen
 seen = []
 class Spy(_codegen.Program):
     def link(self, outputs):
@@ -78,7 +78,7 @@ class Spy(_codegen.Program):
         seen.extend(self.sources)
         return run
 _codegen.Program = Spy
-import autograd._jit as j
+import autograd.compiler.jit as j
 j.Program = Spy
 f = ag.value_and_grad(lambda p: ag.sum([p[0] ** 2, p[1] ** 2, ag.tanh(p[0] * p[2])]) + p[2])
 ag.jit(f)([1.0, 2.0, 3.0])

@@ -24,8 +24,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import autograd as ag
-from autograd import _jit
-from autograd._nodes import Leaf, Mul, Node, Scalar
+from autograd.compiler import jit as _jit
+from autograd.core.nodes import Leaf, Mul, Node, Scalar
 
 jit_any: Callable[..., Callable[..., object]] = ag.jit
 """`jit` without its precise types, for calls the type checker would (rightly) refuse."""

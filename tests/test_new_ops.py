@@ -453,7 +453,7 @@ def test_a_composition_of_all_four_follows_the_chain_rule() -> None:
 
 
 def test_the_cli_grammar_accepts_the_four_names() -> None:
-    from autograd._cli import main
+    from autograd.cli import main
 
     out = io.StringIO()
     expr = "sqrt(x) + abs(y) + sin(z) * cos(w)"

@@ -34,8 +34,8 @@ from autograd import (
     Tanh,
     Where,
 )
-from autograd._nodes import Op as OpBase
-from autograd._nodes import _Arith
+from autograd.core.nodes import Op as OpBase
+from autograd.core.nodes import _Arith
 
 x, y = Leaf(3.0), Leaf(2.0)
 EXAMPLES: list[Node] = [

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from strategies import as_node, floats
 
 import autograd as ag
-import autograd._trace as trace
+import autograd.walks as trace
 from autograd import Leaf, Node, Scalar
 
 FUNCTIONS: list[Callable[[Scalar], Scalar]] = [ag.exp, ag.log, ag.tanh, ag.relu, ag.sigmoid]

@@ -15,7 +15,7 @@ from strategies import floats
 
 import autograd as ag
 from autograd import Node, Scalar
-from autograd._pytree import flatten_any
+from autograd.pytree import flatten_any
 
 
 class Point(NamedTuple):

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 import pytest
 from hypothesis import given
 
-from autograd._expr import Binary, Call, Expr, Neg, Num, Var, parse, to_source
+from autograd.expr import Binary, Call, Expr, Neg, Num, Var, parse, to_source
 from autograd.testing import (
     FORMAT,
     Conventions,

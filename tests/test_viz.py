@@ -11,8 +11,8 @@ import pytest
 
 import autograd as ag
 from autograd import Node
-from autograd._trace import parents
-from autograd._viz import GraphvizNotFoundError, render
+from autograd.core.nodes import parents
+from autograd.viz import GraphvizNotFoundError, render
 
 NODE_STMT = re.compile(r'^  (n\d+|more) \[label="((?:[^"\\]|\\.)*)".*\];$')
 EDGE_STMT = re.compile(r"^  (n\d+|more) -> (n\d+);$")

@@ -18,26 +18,26 @@ and nothing is ever mutated: a training step maps old parameters to new ones.
 True
 """
 
-from ._data import Dataset as Dataset
-from ._data import make_moons as make_moons
-from ._data import xor as xor
-from ._losses import binary_cross_entropy_with_logits as binary_cross_entropy_with_logits
-from ._losses import hinge as hinge
-from ._losses import mse as mse
-from ._losses import softplus as softplus
-from ._mlp import MLP as MLP
-from ._mlp import Activation as Activation
-from ._mlp import Dense as Dense
-from ._mlp import init_mlp as init_mlp
-from ._mlp import mlp as mlp
-from ._optim import Adam as Adam
-from ._optim import AdamState as AdamState
-from ._optim import Schedule as Schedule
-from ._optim import Sgd as Sgd
-from ._optim import SgdState as SgdState
-from ._optim import adam as adam
-from ._optim import apply_updates as apply_updates
-from ._optim import sgd as sgd
+from autograd.nn._data import Dataset as Dataset
+from autograd.nn._data import make_moons as make_moons
+from autograd.nn._data import xor as xor
+from autograd.nn._losses import binary_cross_entropy_with_logits as binary_cross_entropy_with_logits
+from autograd.nn._losses import hinge as hinge
+from autograd.nn._losses import mse as mse
+from autograd.nn._losses import softplus as softplus
+from autograd.nn._mlp import MLP as MLP
+from autograd.nn._mlp import Activation as Activation
+from autograd.nn._mlp import Dense as Dense
+from autograd.nn._mlp import init_mlp as init_mlp
+from autograd.nn._mlp import mlp as mlp
+from autograd.nn._optim import Adam as Adam
+from autograd.nn._optim import AdamState as AdamState
+from autograd.nn._optim import Schedule as Schedule
+from autograd.nn._optim import Sgd as Sgd
+from autograd.nn._optim import SgdState as SgdState
+from autograd.nn._optim import adam as adam
+from autograd.nn._optim import apply_updates as apply_updates
+from autograd.nn._optim import sgd as sgd
 
 __all__ = [
     "MLP",

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .._nodes import Scalar, _Arith
-from .._ops import exp, log, mean, relu
+from autograd.core.functions import exp, log, mean, relu
+from autograd.core.nodes import Scalar, _Arith
 
 
 def _pairs(name: str, preds: Sequence[Scalar], targets: Sequence[float]) -> None:

@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 
 import attrs
 
-from .._nodes import Scalar
-from .._ops import dot, relu
+from autograd.core.functions import dot, relu
+from autograd.core.nodes import Scalar
 
 Activation = Callable[[Scalar], Scalar]
 

@@ -21,7 +21,7 @@ from typing import TypeVar, cast
 
 import attrs
 
-from .._pytree import TreeDef, flatten, unflatten
+from autograd.pytree import TreeDef, flatten, unflatten
 
 T = TypeVar("T")
 

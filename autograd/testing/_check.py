@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, Verbosity, find, settings
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 
-from .._expr import Expr, to_source
-from .._json import Program, expr_to_tree
-from ._strategies import ALL_OPS, Op, programs
+from autograd.expr import Expr, to_source
+from autograd.programs import Program, expr_to_tree
+from autograd.testing._strategies import ALL_OPS, Op, programs
 
 _SHOWN_CHARS = 400
 
@@ -136,7 +136,7 @@ def check_engine(
     Raises:
         EngineMismatch: an `AssertionError` showing the minimal failing program.
 
-    >>> from autograd._json import reference
+    >>> from autograd.programs import reference
     >>> def ours(expr, inputs):
     ...     p = reference(expr, inputs)
     ...     return p.value, p.gradients

@@ -9,8 +9,8 @@ from typing import Final, TypeAlias
 
 from hypothesis import strategies as st
 
-from .._expr import FUNCTIONS, Binary, BinaryOp, Call, Expr, Neg, Num, Var, names
-from .._json import Program, reference
+from autograd.expr import FUNCTIONS, Binary, BinaryOp, Call, Expr, Neg, Num, Var, names
+from autograd.programs import Program, reference
 
 Op: TypeAlias = str
 """An operator of the grammar (``+ - * / **``, ``neg``) or a one-input op's name."""
@@ -113,7 +113,7 @@ def expressions(
             then extended by that many ``e = e op leaf`` steps (for deep graphs).
 
     >>> from hypothesis import find
-    >>> from autograd._expr import to_source
+    >>> from autograd.expr import to_source
     >>> to_source(find(expressions(), lambda e: "tanh(x)" in to_source(e)))
     'tanh(x)'
     """
@@ -223,7 +223,7 @@ def programs(
         max_chain: see `expressions`.
 
     >>> from hypothesis import find
-    >>> from autograd._expr import to_source
+    >>> from autograd.expr import to_source
     >>> p = find(programs(ops=["tanh"]), lambda p: "tanh(x)" in to_source(p.expr))
     >>> to_source(p.expr), list(p.inputs), list(p.gradients)
     ('tanh(x)', ['x'], ['x'])

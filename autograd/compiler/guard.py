@@ -27,11 +27,16 @@ import weakref
 from collections.abc import Iterator, Sequence
 from types import FrameType
 
-from ._nodes import Node, guard_values
-from ._trace import parents, tracing
+from autograd.core.context import tracing
+from autograd.core.nodes import Node, guard_values, parents
 
 _TRUSTED_MODULES = frozenset(
-    {"autograd._nodes", "autograd._ops", "autograd._codegen", "autograd._debug"}
+    {
+        "autograd.core.nodes",
+        "autograd.core.functions",
+        "autograd.compiler.codegen",
+        "autograd.debug",
+    }
 )  # forward rules, and debug_nans reading values to report them
 _RULES = frozenset({"vjp", "jvp", "vjp_float"})  # a rule on floats in a trace: never trusted
 _ATTRS_REPR = "<attrs generated"  # attrs compiles each node class's __repr__ under this name

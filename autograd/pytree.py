@@ -18,7 +18,7 @@ from typing import TypeAlias
 
 import attrs
 
-from ._nodes import NotANumber, Scalar, _Arith, to_float
+from autograd.core.nodes import NotANumber, Scalar, _Arith, to_float
 
 
 class Kind(enum.Enum):

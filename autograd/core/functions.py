@@ -12,8 +12,9 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Protocol, cast, overload
 
-from ._debug import float_nan
-from ._nodes import (
+from autograd.core.context import debug_sites
+from autograd.core.floats import as_float, int_to_float
+from autograd.core.nodes import (
     BUILD1,
     Abs,
     Cos,
@@ -28,10 +29,8 @@ from ._nodes import (
     Sqrt,
     Tanh,
     _Arith,
-    as_float,
-    int_to_float,
 )
-from ._trace import debug_sites
+from autograd.debug import float_nan
 
 __all__ = [
     "FUNCTIONS",

@@ -1,95 +1,27 @@
-"""Sweeps over several roots: forward (tangent) propagation and multi-seed reverse.
+"""The untyped machinery of `jvp`, `vjp`, `jacobian` and `hessian`.
 
-`forward` is forward mode: a topological order of the graph the function
-built, then each node's ``jvp`` rule once, inputs before users. Like the
-reverse sweep it is generic over the scalar type (`float_view` for a
-first-order result, `node_view` for one that is differentiated again) and a
-tangent that is absent is a symbolic zero, as in JAX and PyTorch: a node
-none of whose inputs carries a tangent is skipped.
-
-The second half is the untyped machinery of `jvp`, `vjp`, `jacobian` and
-`hessian` (their typed surface is `_jacobian.py`): fresh variables for the
-differentiated arguments, one trace of the function, then these sweeps.
+Their typed surface is `autograd.transforms.jacobian`. Each makes fresh
+variables for the differentiated arguments, traces the function once, then
+runs the sweeps of `autograd.walks` (forward for `jvp`, reverse from several
+seeds for `vjp` and `jacobian`, both for `hessian`).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Sequence
 
-from ._nodes import Node, Scalar, V, _Arith
-from ._pytree import Kind, TreeDef, flatten, unflatten
-from ._trace import backward, debug_sites, float_view, nesting, node_view, sweep, toposort
-from ._transforms import _check_argnums, _describe, _positional_names, _values, _variable
-
-ONE: Scalar = 1.0  # a seed typed as Scalar, so a sweep's V follows its primal view
-
-Order = list[tuple[Node, tuple[Node, ...]]]
-
-
-def toposort_many(roots: Sequence[Node], stop: Collection[Node] = ()) -> Order:
-    """`toposort` of several roots at once: each node once, inputs before users."""
-    order: Order = []
-    seen: set[Node] = set()
-    barrier = set(stop)  # nodes already emitted are not entered again
-    for root in roots:
-        start = len(order)
-        for node, ins in toposort(root, barrier):
-            if node not in seen:
-                seen.add(node)
-                order.append((node, ins))
-        barrier.update(node for node, _ in order[start:])  # linear overall, not per root
-    return order
-
-
-def forward(
-    roots: Sequence[Node],
-    seeds: Mapping[Node, V],
-    primal: Callable[[Node], V],
-    stop: Collection[Node] = (),
-) -> dict[Node, V]:
-    """The forward sweep: the tangent of every node ``roots`` depend on.
-
-    ``seeds`` maps variables to their tangents; the walk stops at them and at
-    ``stop`` (variables with a zero tangent). Nodes whose tangent is zero are
-    absent from the result.
-    """
-    tangents: dict[Node, V] = dict(seeds)
-    checked = debug_sites.get() is not None  # debug_nans(): one read per sweep
-    for node, _ in toposort_many(roots, {*seeds, *stop}):
-        if node in seeds:
-            continue
-        t = node.jvp(tangents, primal)
-        if t is not None:
-            if checked:
-                from ._debug import tangent_nan  # lazy: _debug imports _trace
-
-                tangent_nan(node, t, tangents)
-            tangents[node] = t
-    return tangents
-
-
-def backward_many(
-    seeds: Sequence[tuple[Node, V]],
-    primal: Callable[[Node], V],
-    stop: Collection[Node],
-    keep: Collection[Node],
-) -> dict[Node, V]:
-    """One reverse sweep from several outputs, each with its cotangent.
-
-    The outputs' cotangents are summed first (an output may appear twice), so
-    every rule still runs once; only ``keep``'s cotangents are kept.
-    """
-    cotangents: dict[Node, V] = {}
-    for node, g in seeds:
-        prev = cotangents.get(node)
-        cotangents[node] = g if prev is None else prev + g
-    return sweep(toposort_many([node for node, _ in seeds], stop), cotangents, primal, keep)
-
-
-def views(nested: bool) -> Callable[[Node], Scalar]:
-    """The primal view of a sweep: nodes when the result is differentiated again."""
-    return node_view if nested else float_view
+from autograd.core.context import nesting
+from autograd.core.nodes import Scalar, _Arith
+from autograd.pytree import Kind, TreeDef, flatten, unflatten
+from autograd.transforms.grad import (
+    _check_argnums,
+    _describe,
+    _positional_names,
+    _values,
+    _variable,
+)
+from autograd.walks import ONE, backward, backward_many, forward, views
 
 
 def output_leaves(out: object, name: str) -> tuple[list[Scalar], TreeDef]:

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Concatenate, Literal, ParamSpec, TypeVar, TypeVarTuple, overload
 
-from ._forward import _Spec, hessian_impl, jacobian_impl, jvp_impl, vjp_impl
-from ._nodes import Node, Scalar
+from autograd.core.nodes import Node, Scalar
+from autograd.transforms.linearize import _Spec, hessian_impl, jacobian_impl, jvp_impl, vjp_impl
 
 P = ParamSpec("P")
 T = TypeVar("T")

@@ -22,9 +22,9 @@ from typing import cast
 
 import attrs
 
-from ._nodes import VARIABLE_ONE, Const, Leaf, Mul, Node, Op
-from ._sym import HELPERS, Sym, sym
-from ._trace import parents, toposort
+from autograd.core.nodes import VARIABLE_ONE, Const, Leaf, Mul, Node, Op, parents
+from autograd.core.sym import HELPERS, Sym, sym
+from autograd.walks import toposort
 
 CHUNK = 20_000
 """Statements per generated function: CPython compiles very long functions slowly."""

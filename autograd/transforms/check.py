@@ -12,11 +12,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from ._forward import jvp_impl, output_leaves
-from ._jacobian import jacobian
-from ._nodes import Scalar, to_float
-from ._pytree import TreeDef, flatten, paths, unflatten
-from ._transforms import _positional_names
+from autograd.core.nodes import Scalar, to_float
+from autograd.pytree import TreeDef, flatten, paths, unflatten
+from autograd.transforms.grad import _positional_names
+from autograd.transforms.jacobian import jacobian
+from autograd.transforms.linearize import jvp_impl, output_leaves
 
 _MODES = ("fwd", "rev")
 

@@ -15,9 +15,9 @@ from typing import Protocol, TextIO, cast
 
 import attrs
 
-from . import nn
-from ._nodes import Scalar
-from ._transforms import value_and_grad
+from autograd import nn
+from autograd.core.nodes import Scalar
+from autograd.transforms.grad import value_and_grad
 
 EXTRA_HINT = "pip install 'typed-autograd[demo]'"
 SIZES = (2, 16, 16, 1)
@@ -155,7 +155,7 @@ def run_demo(config: DemoConfig, out_dir: str | None, out: TextIO) -> int:
         out.write("add --out DIR to save a decision-boundary plot and a loss curve\n")
         return 0
     try:
-        from ._plots import plot_boundary, plot_history
+        from autograd.plots import plot_boundary, plot_history  # matplotlib: an optional extra
     except ImportError:
         out.write(f"plots skipped: they need matplotlib ({EXTRA_HINT})\n")
         return 0

@@ -25,12 +25,13 @@ from typing import ParamSpec, TypeVar, cast
 
 import attrs
 
-from ._codegen import ExternalNodeError, GraphTooBigError, Program
-from ._guard import read_guard
-from ._nodes import Leaf, Node, _Arith, int_to_float
-from ._pytree import TreeDef, flatten, flatten_any, unflatten
-from ._trace import debug_sites, nesting
-from ._transforms import _ValueAndGrad, result_leaves, transform_of
+from autograd.compiler.codegen import ExternalNodeError, GraphTooBigError, Program
+from autograd.compiler.guard import read_guard
+from autograd.core.context import debug_sites, nesting
+from autograd.core.floats import int_to_float
+from autograd.core.nodes import Leaf, Node, _Arith
+from autograd.pytree import TreeDef, flatten, flatten_any, unflatten
+from autograd.transforms.grad import _ValueAndGrad, result_leaves, transform_of
 
 P = ParamSpec("P")
 T = TypeVar("T")

@@ -14,7 +14,8 @@ from typing import Final, Protocol, TypeAlias, assert_never, cast
 
 import attrs
 
-from ._expr import (
+from autograd.core.nodes import Node
+from autograd.expr import (
     FUNCTIONS,
     Binary,
     Call,
@@ -27,9 +28,9 @@ from ._expr import (
     names,
     parse,
     postorder,
+    to_source,
 )
-from ._nodes import Node
-from ._transforms import value_and_grad
+from autograd.transforms.grad import value_and_grad
 
 FORMAT: Final = "typed-autograd/grad@1"
 
@@ -57,8 +58,6 @@ class Program:
     gradients: Mapping[str, float]
 
     def __repr__(self) -> str:
-        from ._expr import to_source  # iterative: deep expressions print without recursion
-
         source = to_source(self.expr)
         if len(source) > 200:
             source = f"{source[:200]}... ({len(source)} characters)"
@@ -221,8 +220,6 @@ def program_to_json(program: Program, *, tree: bool = True) -> dict[str, JSON]:
     {"format": "typed-autograd/grad@1", "expression": "1.0 / x", "inputs": {"x": -0.0}, \
 "value": "-inf", "gradients": {"x": "-inf"}}
     """
-    from ._expr import to_source
-
     obj: dict[str, JSON] = {
         "format": FORMAT,
         "expression": to_source(program.expr),

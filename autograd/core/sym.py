@@ -5,7 +5,7 @@ text of a Python expression computing the same floats. That text is what
 `jit` compiles, and what each node class's float fast path is compiled from
 when the class is made: the rule is written once, never transcribed.
 
-The vocabulary (`autograd._nodes.where`, ``le``, `divide`, ...) recognises a
+The vocabulary (`autograd.core.nodes.where`, ``le``, `divide`, ...) recognises a
 `Sym` operand and emits text; a choice on values becomes a conditional
 expression tested when the code runs.
 """

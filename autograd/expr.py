@@ -20,8 +20,8 @@ from typing import Final, Literal, TypeAlias, assert_never
 
 import attrs
 
-from ._nodes import Const, Scalar
-from ._ops import FUNCTIONS as FUNCTIONS
+from autograd.core.functions import FUNCTIONS as FUNCTIONS
+from autograd.core.nodes import Const, Scalar
 
 BinaryOp: TypeAlias = Literal["+", "-", "*", "/", "**"]
 Function: TypeAlias = str

@@ -17,7 +17,9 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Literal, Protocol, TypeAlias, TypeVar, overload
 
-from ._batch import (
+from autograd.core.nodes import Scalar
+from autograd.pytree import flatten_any, unflatten
+from autograd.transforms.batch import (
     LEAF_AXES,
     Arg,
     Batch,
@@ -28,9 +30,7 @@ from ._batch import (
     in_spec,
     stack_outputs,
 )
-from ._nodes import Scalar
-from ._pytree import flatten_any, unflatten
-from ._transforms import _positional_names
+from autograd.transforms.grad import _positional_names
 
 X = TypeVar("X", bound=Scalar)
 X1 = TypeVar("X1", bound=Scalar)

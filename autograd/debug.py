@@ -19,9 +19,9 @@ import weakref
 from collections.abc import Callable, Collection, Iterator, Mapping, MutableMapping, Sequence
 from types import FrameType
 
-from . import _nodes
-from ._nodes import Node, V, _Arith
-from ._trace import debug_sites, parents, tracing
+from autograd.core import nodes as _nodes
+from autograd.core.context import debug_sites, tracing
+from autograd.core.nodes import Node, V, _Arith, parents
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _lock = threading.Lock()
@@ -112,7 +112,7 @@ def _describe_site(site: tuple[str, int] | None) -> str:
 
 def _internal(filename: str) -> bool:
     # attrs compiles each node class's __init__ under a name like
-    # "<attrs generated methods autograd._nodes.Mul>"; our compiled rules and
+    # "<attrs generated methods autograd.core.nodes.Mul>"; our compiled rules and
     # jit's code are "<autograd ...>"
     return filename.startswith((_PACKAGE_DIR, "<attrs generated", "<autograd"))
 

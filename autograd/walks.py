@@ -1,30 +1,22 @@
-"""Graph walks (iterative, never recursive) and the state of nested transforms."""
+"""Graph walks and sweeps, iterative (never recursive): one loop each.
+
+`toposort` orders a graph, inputs before users; `sweep` runs each node's
+``vjp`` rule once in reverse order (reverse mode); `forward` runs each node's
+``jvp`` rule once in order (forward mode: a tangent that is absent is a
+symbolic zero, as in JAX and PyTorch). Each is generic over what it carries:
+floats (`float_view`, a first-order result) or nodes (`node_view`, a result
+that is differentiated again).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, MutableMapping
-from contextvars import ContextVar
+from collections.abc import Callable, Collection, Mapping, Sequence
 from operator import attrgetter
 from typing import cast
 
-from ._nodes import Node, V, _inputs
-
-nesting: ContextVar[int] = ContextVar("autograd_nesting", default=0)
-"""How many transforms are tracing their function in this context. Non-zero means
-a result may be differentiated again, so sweeps must build nodes, not floats."""
-
-tracing: ContextVar[bool] = ContextVar("autograd_jit_tracing", default=False)
-"""True while `jit` traces a function in this context (its `.value` reads are guarded)."""
-
-debug_sites: ContextVar[MutableMapping[Node, tuple[str, int]] | None] = ContextVar(
-    "autograd_debug_nans", default=None
-)
-"""Inside `debug_nans()`: where each node was built (weakly keyed); else None."""
-
-
-def parents(node: Node) -> tuple[Node, ...]:
-    """The inputs of ``node``, in field order."""
-    return cast("tuple[Node, ...]", _inputs(node))
+from autograd.core.context import debug_sites
+from autograd.core.nodes import Node, Scalar, V, parents
+from autograd.debug import sweep_checked, tangent_nan
 
 
 def toposort(root: Node, stop: Collection[Node] = ()) -> list[tuple[Node, tuple[Node, ...]]]:
@@ -82,8 +74,6 @@ def sweep(
 ) -> dict[Node, V]:
     """Run each rule of ``order`` (a topological order) in reverse, from the seeded cotangents."""
     if debug_sites.get() is not None:  # debug_nans(): the one check a sweep pays
-        from ._debug import sweep_checked  # lazy: _debug imports this module
-
         return sweep_checked(order, cotangents, primal, keep)
     get, pop = cotangents.get, cotangents.pop
     floats = primal is float_view
@@ -107,3 +97,71 @@ hottest call)."""
 def node_view(node: Node) -> Node:
     """A node's primal in a sweep that is differentiated again: the node itself."""
     return node
+
+
+ONE: Scalar = 1.0  # a seed typed as Scalar, so a sweep's V follows its primal view
+
+Order = list[tuple[Node, tuple[Node, ...]]]
+
+
+def toposort_many(roots: Sequence[Node], stop: Collection[Node] = ()) -> Order:
+    """`toposort` of several roots at once: each node once, inputs before users."""
+    order: Order = []
+    seen: set[Node] = set()
+    barrier = set(stop)  # nodes already emitted are not entered again
+    for root in roots:
+        start = len(order)
+        for node, ins in toposort(root, barrier):
+            if node not in seen:
+                seen.add(node)
+                order.append((node, ins))
+        barrier.update(node for node, _ in order[start:])  # linear overall, not per root
+    return order
+
+
+def forward(
+    roots: Sequence[Node],
+    seeds: Mapping[Node, V],
+    primal: Callable[[Node], V],
+    stop: Collection[Node] = (),
+) -> dict[Node, V]:
+    """The forward sweep: the tangent of every node ``roots`` depend on.
+
+    ``seeds`` maps variables to their tangents; the walk stops at them and at
+    ``stop`` (variables with a zero tangent). Nodes whose tangent is zero are
+    absent from the result.
+    """
+    tangents: dict[Node, V] = dict(seeds)
+    checked = debug_sites.get() is not None  # debug_nans(): one read per sweep
+    for node, _ in toposort_many(roots, {*seeds, *stop}):
+        if node in seeds:
+            continue
+        t = node.jvp(tangents, primal)
+        if t is not None:
+            if checked:
+                tangent_nan(node, t, tangents)
+            tangents[node] = t
+    return tangents
+
+
+def backward_many(
+    seeds: Sequence[tuple[Node, V]],
+    primal: Callable[[Node], V],
+    stop: Collection[Node],
+    keep: Collection[Node],
+) -> dict[Node, V]:
+    """One reverse sweep from several outputs, each with its cotangent.
+
+    The outputs' cotangents are summed first (an output may appear twice), so
+    every rule still runs once; only ``keep``'s cotangents are kept.
+    """
+    cotangents: dict[Node, V] = {}
+    for node, g in seeds:
+        prev = cotangents.get(node)
+        cotangents[node] = g if prev is None else prev + g
+    return sweep(toposort_many([node for node, _ in seeds], stop), cotangents, primal, keep)
+
+
+def views(nested: bool) -> Callable[[Node], Scalar]:
+    """The primal view of a sweep: nodes when the result is differentiated again."""
+    return node_view if nested else float_view

@@ -1,7 +1,7 @@
 """The ``autograd`` command: ``grad``, ``demo`` and ``graph``.
 
 Every user input is checked before any work: expressions are parsed against
-a whitelist (`autograd._expr`), never evaluated as Python; values are plain
+a whitelist (`autograd.expr`), never evaluated as Python; values are plain
 decimals. Bad input exits with status 2 and one line on stderr, never a
 traceback; a missing optional tool (Graphviz) exits with status 1.
 """
@@ -17,11 +17,22 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final, NoReturn, TextIO
 
-from ._expr import FUNCTIONS, MAX_SHOWN, ExprError, evaluate, literal_value, names, parse, shown
-from ._json import FORMAT as JSON_FORMAT
-from ._json import program_to_json, reference
-from ._nodes import Leaf, Scalar, _Arith
-from ._transforms import gradients
+from autograd.core.nodes import Leaf, Scalar, _Arith
+from autograd.demo import DemoConfig, run_demo
+from autograd.expr import (
+    FUNCTIONS,
+    MAX_SHOWN,
+    ExprError,
+    evaluate,
+    literal_value,
+    names,
+    parse,
+    shown,
+)
+from autograd.programs import FORMAT as JSON_FORMAT
+from autograd.programs import program_to_json, reference
+from autograd.transforms.grad import gradients
+from autograd.viz import render, to_dot
 
 """The ``format`` field of ``autograd grad --json``; bumped if the layout changes."""
 
@@ -137,8 +148,6 @@ def cmd_grad(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_graph(args: argparse.Namespace, out: TextIO) -> int:
     """``autograd graph``: DOT text of an expression's graph, or a picture of it."""
-    from ._viz import render, to_dot
-
     target = None if args.out is None else check_out_file(args.out)
     expr = parse(args.expr)
     inputs = parse_inputs(args.values, names(expr))
@@ -218,8 +227,6 @@ def _folder_problem(text: str) -> str | None:
 
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     """``autograd demo``: train an MLP on moons, print progress, write plots."""
-    from ._demo import DemoConfig, run_demo
-
     folder = None if args.out is None else str(check_out_dir(args.out))
     config = DemoConfig(
         steps=args.steps,

@@ -8,8 +8,7 @@ from collections import deque
 from collections.abc import Mapping
 from pathlib import Path
 
-from ._nodes import COMPARE_SYMBOLS, Compare, Const, Leaf, Node, _Arith
-from ._trace import parents
+from autograd.core.nodes import COMPARE_SYMBOLS, Compare, Const, Leaf, Node, _Arith, parents
 
 MAX_NODES = 500
 """`to_dot`'s default node budget: Graphviz lays out a few hundred nodes readably."""

@@ -11,7 +11,7 @@ from pathlib import Path
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from . import nn
+from autograd import nn
 
 GRID = 60  # grid points per side for the decision boundary: 3,600 float forward passes
 

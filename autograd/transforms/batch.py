@@ -14,9 +14,8 @@ from typing import Literal, TypeAlias
 
 import attrs
 
-from ._nodes import Node, _Arith
-from ._pytree import Kind, TreeDef, flatten_any, unflatten
-from ._trace import parents
+from autograd.core.nodes import Node, _Arith, parents
+from autograd.pytree import Kind, TreeDef, flatten_any, unflatten
 
 # ---- in_axes and out_axes ------------------------------------------------------
 

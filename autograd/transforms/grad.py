@@ -14,9 +14,11 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Concatenate, Literal, ParamSpec, Protocol, TypeVar, overload
 
-from ._nodes import VARIABLE_ONE, Const, Leaf, Mul, Node, Scalar, _Arith, int_to_float
-from ._pytree import TreeDef, flatten, flatten_any, paths, unflatten
-from ._trace import backward, float_view, nesting, node_view
+from autograd.core.context import nesting
+from autograd.core.floats import int_to_float
+from autograd.core.nodes import VARIABLE_ONE, Const, Leaf, Mul, Node, Scalar, _Arith
+from autograd.pytree import TreeDef, flatten, flatten_any, paths, unflatten
+from autograd.walks import backward, float_view, node_view
 
 P = ParamSpec("P")
 T = TypeVar("T")
