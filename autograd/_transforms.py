@@ -185,6 +185,12 @@ def grad(
 ) -> Fn[Concatenate[T1, T2, T3, P], tuple[T1, T2, T3]]: ...
 @overload
 def grad(
+    fn: Callable[Concatenate[T, T1, T2, T3, P], Scalar],
+    argnums: tuple[Literal[0], Literal[1], Literal[2], Literal[3]],
+    has_aux: Literal[False] = False,
+) -> Fn[Concatenate[T, T1, T2, T3, P], tuple[T, T1, T2, T3]]: ...
+@overload
+def grad(
     fn: Callable[P, Scalar], argnums: int, has_aux: Literal[False] = False
 ) -> Fn[P, object]: ...
 @overload
@@ -298,6 +304,12 @@ def value_and_grad(
     argnums: tuple[Literal[0], Literal[2]],
     has_aux: Literal[False] = False,
 ) -> Fn[Concatenate[T1, A, T2, P], tuple[float, tuple[T1, T2]]]: ...
+@overload
+def value_and_grad(
+    fn: Callable[Concatenate[T, T1, T2, T3, P], Scalar],
+    argnums: tuple[Literal[0], Literal[1], Literal[2], Literal[3]],
+    has_aux: Literal[False] = False,
+) -> Fn[Concatenate[T, T1, T2, T3, P], tuple[float, tuple[T, T1, T2, T3]]]: ...
 @overload
 def value_and_grad(
     fn: Callable[P, Scalar], argnums: int, has_aux: Literal[False] = False

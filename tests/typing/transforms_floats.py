@@ -107,3 +107,14 @@ assert_type(nn.mlp(net, [1.0, 2.0])[0] > 0, bool)
 assert_type(nn.hinge([1.0], [1.0]), float)
 assert_type(nn.softplus(1.0), float)
 assert_type(net.layers[0].w[0][0], float)
+
+
+def neuron(x1: float, x2: float, w1: float, w2: float, b: float) -> float:
+    return ag.tanh(x1 * w1 + x2 * w2 + b)
+
+
+assert_type(
+    ag.grad(neuron, argnums=(0, 1, 2, 3))(1.0, 2.0, 3.0, 4.0, 5.0),
+    tuple[float, float, float, float],
+)
+assert_type(ag.value_and_grad(neuron, argnums=(0, 1, 2, 3))(1.0, 2.0, 3.0, 4.0, 5.0)[1][3], float)
