@@ -25,6 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DOWNSTREAM = """\
 from typing import assert_type
 
+import attrs
+
 import autograd as ag
 from autograd import Scalar
 
@@ -37,6 +39,19 @@ assert_type(ag.grad(loss)(1.0), float)
 assert_type(ag.value_and_grad(loss)(1.0), tuple[float, float])
 node = ag.Leaf(2.0)
 assert_type(ag.tanh(node), ag.Node)
+
+
+@attrs.frozen
+class Line:
+    w: float
+    b: float
+
+
+def line_loss(p: Line, x: float) -> float:
+    return (p.w * x + p.b - 1.0) ** 2
+
+
+assert_type(ag.grad(line_loss)(Line(1.0, 0.0), 2.0).w, float)
 """
 
 # Each line must be an error of the given code; the line number is its index + 1 after DOWNSTREAM.
