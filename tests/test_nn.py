@@ -90,7 +90,7 @@ def test_init_mlp_shapes_bounds_and_seed() -> None:
     for layer, fan_in in zip(params.layers, (2, 16, 16), strict=True):
         bound = 1.0 / math.sqrt(fan_in)
         leaves = [w for row in layer.w for w in row] + list(layer.b)
-        assert all(isinstance(v, float) and -bound <= v < bound for v in leaves)
+        assert all(type(v) is float and -bound <= v < bound for v in leaves)
         assert all(len(row) == fan_in for row in layer.w)
     assert nn.init_mlp((2, 16, 16, 1), seed=0) == params
     assert nn.init_mlp((2, 16, 16, 1), seed=1) != params

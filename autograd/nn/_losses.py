@@ -9,9 +9,10 @@ differentiate again) like any user code.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import overload
 
 from autograd.core.functions import exp, log, mean, relu
-from autograd.core.nodes import Scalar, _Arith
+from autograd.core.nodes import Node, Scalar, _Arith
 
 
 def _pairs(name: str, preds: Sequence[Scalar], targets: Sequence[float]) -> None:
@@ -21,6 +22,10 @@ def _pairs(name: str, preds: Sequence[Scalar], targets: Sequence[float]) -> None
         )
 
 
+@overload
+def mse(preds: Sequence[float], targets: Sequence[float]) -> float: ...
+@overload
+def mse(preds: Sequence[Scalar], targets: Sequence[float]) -> Scalar: ...
 def mse(preds: Sequence[Scalar], targets: Sequence[float]) -> Scalar:
     """Mean squared error, ``mean((p - t) ** 2)``; the mean of nothing is nan.
 
@@ -34,6 +39,10 @@ def mse(preds: Sequence[Scalar], targets: Sequence[float]) -> Scalar:
     return mean([(p - t) ** 2 for p, t in zip(preds, targets, strict=True)])
 
 
+@overload
+def hinge(scores: Sequence[float], labels: Sequence[float]) -> float: ...
+@overload
+def hinge(scores: Sequence[Scalar], labels: Sequence[float]) -> Scalar: ...
 def hinge(scores: Sequence[Scalar], labels: Sequence[float]) -> Scalar:
     """Max-margin hinge loss, ``mean(relu(1 - y * score))``, for labels ``y`` of ±1.
 
@@ -50,6 +59,12 @@ def hinge(scores: Sequence[Scalar], labels: Sequence[float]) -> Scalar:
     return mean([relu(1.0 - y * s) for s, y in zip(scores, labels, strict=True)])
 
 
+@overload
+def softplus(z: float) -> float: ...
+@overload
+def softplus(z: Node) -> Node: ...
+@overload
+def softplus(z: Scalar) -> Scalar: ...
 def softplus(z: Scalar) -> Scalar:
     """``log(1 + exp(z))`` without overflow, with the right derivative everywhere.
 
@@ -70,6 +85,14 @@ def softplus(z: Scalar) -> Scalar:
     return log(1.0 + exp(z))  # also for nan: log(1 + exp(nan)) is nan
 
 
+@overload
+def binary_cross_entropy_with_logits(
+    logits: Sequence[float], targets: Sequence[float]
+) -> float: ...
+@overload
+def binary_cross_entropy_with_logits(
+    logits: Sequence[Scalar], targets: Sequence[float]
+) -> Scalar: ...
 def binary_cross_entropy_with_logits(logits: Sequence[Scalar], targets: Sequence[float]) -> Scalar:
     """Binary cross-entropy of targets in ``[0, 1]`` given logits, as PyTorch's.
 

@@ -6,6 +6,7 @@ import itertools
 import math
 import random
 from collections.abc import Callable, Sequence
+from typing import overload
 
 import attrs
 
@@ -21,11 +22,13 @@ class Dense:
 
     ``w`` holds one row of input weights per output unit. Fields are tuples,
     so a layer is immutable and a pytree: `autograd.grad` returns a `Dense` of
-    gradients, and the optimisers map over it.
+    gradients, and the optimisers map over it. The fields are typed ``float``, as
+    the parameters and gradients a user holds are; under a transform they are
+    nodes (see docs/typing.md).
     """
 
-    w: tuple[tuple[Scalar, ...], ...]
-    b: tuple[Scalar, ...]
+    w: tuple[tuple[float, ...], ...]
+    b: tuple[float, ...]
 
 
 @attrs.frozen
@@ -82,7 +85,15 @@ def init_mlp(sizes: Sequence[int], seed: int) -> MLP:
     return MLP(tuple(layers))
 
 
-def mlp(params: MLP, x: Sequence[Scalar], activation: Activation = relu) -> tuple[Scalar, ...]:
+@overload
+def mlp(
+    params: MLP, x: Sequence[float], activation: Callable[[float], float] = relu
+) -> tuple[float, ...]: ...
+@overload
+def mlp(params: MLP, x: Sequence[Scalar], activation: Activation = relu) -> tuple[Scalar, ...]: ...
+def mlp(
+    params: MLP, x: Sequence[Scalar], activation: Callable[..., Scalar] = relu
+) -> tuple[Scalar, ...]:
     """The network's outputs for one input: ``activation`` after every layer but the last.
 
     Floats in give floats out (fast, for predictions); under a transform the

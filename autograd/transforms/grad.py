@@ -24,8 +24,40 @@ P = ParamSpec("P")
 T = TypeVar("T")
 K = TypeVar("K")
 A = TypeVar("A")
+B = TypeVar("B")
 T1 = TypeVar("T1")
 T2 = TypeVar("T2")
+T3 = TypeVar("T3")
+R_co = TypeVar("R_co", covariant=True)
+S = TypeVar("S", bound=Scalar)
+
+
+class Fn(Protocol[P, R_co]):
+    """A function a transform returns, ``Fn[[Params, float], Params]`` for example.
+
+    That one takes a ``Params`` and a float and returns a ``Params`` (of floats).
+
+    A protocol rather than a ``Callable`` so that where mypy cannot infer the types
+    (a lambda) the result is ``Fn[Any, Any]``, which may be called under ``--strict``.
+    """
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R_co: ...
+
+
+class PartialGradFn(Protocol):
+    """`grad` of a ``functools.partial``: the gradient has the first argument's type.
+
+    mypy sees a partial object as ``(*Any, **Any) -> R``, so the parameter types
+    are lost; the gradient with respect to argument 0 is still of that argument's type.
+    """
+
+    def __call__(self, x: T, /, *args: object, **kwargs: object) -> T: ...
+
+
+class PartialValueAndGradFn(Protocol):
+    """`value_and_grad` of a ``functools.partial``, typed like `PartialGradFn`."""
+
+    def __call__(self, x: T, /, *args: object, **kwargs: object) -> tuple[float, T]: ...
 
 
 class GradFn(Protocol[P]):
@@ -51,10 +83,16 @@ class ValueAndGradFn(Protocol[P]):
 
 
 # ---- the typed surface ------------------------------------------------------
-# First match wins: scalar, Sequence and Mapping parameters get float gradients;
-# any other parameter type T (a user's attrs class, a NamedTuple) gets a T back.
+# First match wins. A parameter typed `Node` (or `Scalar`) is called with a float
+# and gives a float; `Sequence[Node]` and `Mapping[K, Node]` give float leaves;
+# any other parameter type T comes back as T: code typed in floats (the
+# recommended style, see docs/typing.md) gets gradients of floats.
 
 
+@overload
+def grad(  # type: ignore[overload-overlap]  # first match wins: a partial is (*Any) -> R
+    fn: functools.partial[S], argnums: Literal[0] = 0, has_aux: Literal[False] = False
+) -> PartialGradFn: ...
 @overload
 def grad(  # type: ignore[overload-overlap]  # first match wins, as in typeshed
     fn: Callable[Concatenate[Node, P], Scalar],
@@ -62,69 +100,105 @@ def grad(  # type: ignore[overload-overlap]  # first match wins, as in typeshed
     has_aux: Literal[False] = False,
 ) -> GradFn[P]: ...
 @overload
-def grad(  # type: ignore[overload-overlap]  # first match wins
+def grad(
     fn: Callable[Concatenate[Sequence[Node], P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[Sequence[float], P], Sequence[float]]: ...
+) -> Fn[Concatenate[Sequence[float], P], Sequence[float]]: ...
 @overload
-def grad(  # type: ignore[overload-overlap]  # first match wins
+def grad(
     fn: Callable[Concatenate[Mapping[K, Node], P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[Mapping[K, float], P], dict[K, float]]: ...
+) -> Fn[Concatenate[Mapping[K, float], P], dict[K, float]]: ...
 @overload
-def grad(  # type: ignore[overload-overlap]  # first match wins over `argnums: int`
+def grad(
     fn: Callable[Concatenate[T, P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[T, P], T]: ...
+) -> Fn[Concatenate[T, P], T]: ...
 @overload
 def grad(
     fn: Callable[Concatenate[Node, P], tuple[Scalar, A]],
     argnums: Literal[0] = 0,
     *,
     has_aux: Literal[True],
-) -> Callable[Concatenate[float, P], tuple[float, A]]: ...
+) -> Fn[Concatenate[float, P], tuple[float, A]]: ...
 @overload
 def grad(
     fn: Callable[Concatenate[T, P], tuple[Scalar, A]],
     argnums: Literal[0] = 0,
     *,
     has_aux: Literal[True],
-) -> Callable[Concatenate[T, P], tuple[T, A]]: ...
+) -> Fn[Concatenate[T, P], tuple[T, A]]: ...
 @overload
-def grad(  # type: ignore[overload-overlap]  # first match wins
+def grad(
     fn: Callable[Concatenate[Node, Node, P], Scalar],
     argnums: tuple[Literal[0], Literal[1]],
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[float, float, P], tuple[float, float]]: ...
+) -> Fn[Concatenate[float, float, P], tuple[float, float]]: ...
 @overload
-def grad(  # type: ignore[overload-overlap]  # first match wins
+def grad(
     fn: Callable[Concatenate[T1, T2, P], Scalar],
     argnums: tuple[Literal[0], Literal[1]],
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[T1, T2, P], tuple[T1, T2]]: ...
+) -> Fn[Concatenate[T1, T2, P], tuple[T1, T2]]: ...
 @overload
-def grad(  # type: ignore[overload-overlap]  # first match wins
+def grad(
     fn: Callable[Concatenate[A, Node, P], Scalar],
     argnums: Literal[1],
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[A, float, P], float]: ...
+) -> Fn[Concatenate[A, float, P], float]: ...
 @overload
-def grad(  # type: ignore[overload-overlap]  # first match wins
+def grad(
     fn: Callable[Concatenate[A, T1, P], Scalar],
     argnums: Literal[1],
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[A, T1, P], T1]: ...
+) -> Fn[Concatenate[A, T1, P], T1]: ...
+@overload
+def grad(
+    fn: Callable[Concatenate[A, B, Node, P], Scalar],
+    argnums: Literal[2],
+    has_aux: Literal[False] = False,
+) -> Fn[Concatenate[A, B, float, P], float]: ...
+@overload
+def grad(
+    fn: Callable[Concatenate[A, B, T1, P], Scalar],
+    argnums: Literal[2],
+    has_aux: Literal[False] = False,
+) -> Fn[Concatenate[A, B, T1, P], T1]: ...
+@overload
+def grad(
+    fn: Callable[Concatenate[T1, A, T2, P], Scalar],
+    argnums: tuple[Literal[0], Literal[2]],
+    has_aux: Literal[False] = False,
+) -> Fn[Concatenate[T1, A, T2, P], tuple[T1, T2]]: ...
+@overload
+def grad(
+    fn: Callable[Concatenate[A, T1, T2, P], Scalar],
+    argnums: tuple[Literal[1], Literal[2]],
+    has_aux: Literal[False] = False,
+) -> Fn[Concatenate[A, T1, T2, P], tuple[T1, T2]]: ...
+@overload
+def grad(
+    fn: Callable[Concatenate[T1, T2, T3, P], Scalar],
+    argnums: tuple[Literal[0], Literal[1], Literal[2]],
+    has_aux: Literal[False] = False,
+) -> Fn[Concatenate[T1, T2, T3, P], tuple[T1, T2, T3]]: ...
+@overload
+def grad(
+    fn: Callable[Concatenate[T, T1, T2, T3, P], Scalar],
+    argnums: tuple[Literal[0], Literal[1], Literal[2], Literal[3]],
+    has_aux: Literal[False] = False,
+) -> Fn[Concatenate[T, T1, T2, T3, P], tuple[T, T1, T2, T3]]: ...
 @overload
 def grad(
     fn: Callable[P, Scalar], argnums: int, has_aux: Literal[False] = False
-) -> Callable[P, object]: ...
+) -> Fn[P, object]: ...
 @overload
 def grad(
     fn: Callable[P, Scalar], argnums: tuple[int, ...], has_aux: Literal[False] = False
-) -> Callable[P, tuple[object, ...]]: ...
+) -> Fn[P, tuple[object, ...]]: ...
 def grad(
     fn: Callable[..., object], argnums: int | tuple[int, ...] = 0, has_aux: bool = False
 ) -> Callable[..., object]:
@@ -161,63 +235,91 @@ def grad(
 
 
 @overload
+def value_and_grad(  # type: ignore[overload-overlap]  # first match wins: a partial is (*Any) -> R
+    fn: functools.partial[S], argnums: Literal[0] = 0, has_aux: Literal[False] = False
+) -> PartialValueAndGradFn: ...
+@overload
 def value_and_grad(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Node, P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
 ) -> ValueAndGradFn[P]: ...
 @overload
-def value_and_grad(  # type: ignore[overload-overlap]  # first match wins
+def value_and_grad(
     fn: Callable[Concatenate[Sequence[Node], P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[Sequence[float], P], tuple[float, Sequence[float]]]: ...
+) -> Fn[Concatenate[Sequence[float], P], tuple[float, Sequence[float]]]: ...
 @overload
-def value_and_grad(  # type: ignore[overload-overlap]  # first match wins
+def value_and_grad(
     fn: Callable[Concatenate[Mapping[K, Node], P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[Mapping[K, float], P], tuple[float, dict[K, float]]]: ...
+) -> Fn[Concatenate[Mapping[K, float], P], tuple[float, dict[K, float]]]: ...
 @overload
-def value_and_grad(  # type: ignore[overload-overlap]  # first match wins over `argnums: int`
+def value_and_grad(
     fn: Callable[Concatenate[T, P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[T, P], tuple[float, T]]: ...
+) -> Fn[Concatenate[T, P], tuple[float, T]]: ...
 @overload
 def value_and_grad(
     fn: Callable[Concatenate[Node, P], tuple[Scalar, A]],
     argnums: Literal[0] = 0,
     *,
     has_aux: Literal[True],
-) -> Callable[Concatenate[float, P], tuple[tuple[float, A], float]]: ...
+) -> Fn[Concatenate[float, P], tuple[tuple[float, A], float]]: ...
 @overload
 def value_and_grad(
     fn: Callable[Concatenate[T, P], tuple[Scalar, A]],
     argnums: Literal[0] = 0,
     *,
     has_aux: Literal[True],
-) -> Callable[Concatenate[T, P], tuple[tuple[float, A], T]]: ...
+) -> Fn[Concatenate[T, P], tuple[tuple[float, A], T]]: ...
 @overload
-def value_and_grad(  # type: ignore[overload-overlap]  # first match wins
+def value_and_grad(
     fn: Callable[Concatenate[Node, Node, P], Scalar],
     argnums: tuple[Literal[0], Literal[1]],
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[float, float, P], tuple[float, tuple[float, float]]]: ...
+) -> Fn[Concatenate[float, float, P], tuple[float, tuple[float, float]]]: ...
 @overload
-def value_and_grad(  # type: ignore[overload-overlap]  # first match wins
+def value_and_grad(
     fn: Callable[Concatenate[T1, T2, P], Scalar],
     argnums: tuple[Literal[0], Literal[1]],
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[T1, T2, P], tuple[float, tuple[T1, T2]]]: ...
+) -> Fn[Concatenate[T1, T2, P], tuple[float, tuple[T1, T2]]]: ...
+@overload
+def value_and_grad(
+    fn: Callable[Concatenate[A, T1, P], Scalar],
+    argnums: Literal[1],
+    has_aux: Literal[False] = False,
+) -> Fn[Concatenate[A, T1, P], tuple[float, T1]]: ...
+@overload
+def value_and_grad(
+    fn: Callable[Concatenate[A, B, T1, P], Scalar],
+    argnums: Literal[2],
+    has_aux: Literal[False] = False,
+) -> Fn[Concatenate[A, B, T1, P], tuple[float, T1]]: ...
+@overload
+def value_and_grad(
+    fn: Callable[Concatenate[T1, A, T2, P], Scalar],
+    argnums: tuple[Literal[0], Literal[2]],
+    has_aux: Literal[False] = False,
+) -> Fn[Concatenate[T1, A, T2, P], tuple[float, tuple[T1, T2]]]: ...
+@overload
+def value_and_grad(
+    fn: Callable[Concatenate[T, T1, T2, T3, P], Scalar],
+    argnums: tuple[Literal[0], Literal[1], Literal[2], Literal[3]],
+    has_aux: Literal[False] = False,
+) -> Fn[Concatenate[T, T1, T2, T3, P], tuple[float, tuple[T, T1, T2, T3]]]: ...
 @overload
 def value_and_grad(
     fn: Callable[P, Scalar], argnums: int, has_aux: Literal[False] = False
-) -> Callable[P, tuple[float, object]]: ...
+) -> Fn[P, tuple[float, object]]: ...
 @overload
 def value_and_grad(
     fn: Callable[P, Scalar], argnums: tuple[int, ...], has_aux: Literal[False] = False
-) -> Callable[P, tuple[float, tuple[object, ...]]]: ...
+) -> Fn[P, tuple[float, tuple[object, ...]]]: ...
 def value_and_grad(
     fn: Callable[..., object], argnums: int | tuple[int, ...] = 0, has_aux: bool = False
 ) -> Callable[..., object]:

@@ -1,6 +1,6 @@
 """The typed surface of `jvp`, `vjp`, `jacobian` and `hessian`.
 
-The machinery is in `_forward.py`; this module only states the types. As
+The machinery is in `linearize.py`; this module only states the types. As
 for `grad`, overloads are tried in order: a `Node` parameter is called with
 a `float`; `Sequence` and `Mapping` parameters get `float` leaves; any other
 parameter type ``T`` (an attrs class, a NamedTuple annotated with `Scalar`
@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Concatenate, Literal, ParamSpec, TypeVar, TypeVarTuple, overload
 
 from autograd.core.nodes import Node, Scalar
+from autograd.transforms.grad import Fn
 from autograd.transforms.linearize import _Spec, hessian_impl, jacobian_impl, jvp_impl, vjp_impl
 
 P = ParamSpec("P")
@@ -23,6 +24,10 @@ K2 = TypeVar("K2")
 A = TypeVar("A")
 R = TypeVar("R")
 Ts = TypeVarTuple("Ts")
+T1 = TypeVar("T1")
+T2 = TypeVar("T2")
+FloatSeq = TypeVar("FloatSeq", bound=Sequence[float])
+FloatMap = TypeVar("FloatMap", bound=Mapping[str, float])
 
 
 # ---- jvp ----------------------------------------------------------------------
@@ -189,111 +194,123 @@ def vjp(fn: Callable[..., object], *primals: object, has_aux: bool = False) -> t
 
 
 @overload
-def jacobian(  # type: ignore[overload-overlap]  # first match wins
+def jacobian(
     fn: Callable[Concatenate[Node, P], tuple[Sequence[Scalar], A]],
     argnums: Literal[0] = 0,
     *,
     has_aux: Literal[True],
-) -> Callable[Concatenate[float, P], tuple[Sequence[float], A]]: ...
+) -> Fn[Concatenate[float, P], tuple[Sequence[float], A]]: ...
 @overload
-def jacobian(  # type: ignore[overload-overlap]  # first match wins
+def jacobian(
     fn: Callable[Concatenate[T, P], tuple[Sequence[Scalar], A]],
     argnums: Literal[0] = 0,
     *,
     has_aux: Literal[True],
-) -> Callable[Concatenate[T, P], tuple[Sequence[T], A]]: ...
+) -> Fn[Concatenate[T, P], tuple[Sequence[T], A]]: ...
 @overload
 def jacobian(
     fn: Callable[P, tuple[object, A]], argnums: int | tuple[int, ...] = 0, *, has_aux: Literal[True]
-) -> Callable[P, tuple[object, A]]: ...
+) -> Fn[P, tuple[object, A]]: ...
 @overload
-def jacobian(  # type: ignore[overload-overlap]  # first match wins, as in typeshed
+def jacobian(
     fn: Callable[Concatenate[Node, P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[float, P], float]: ...
+) -> Fn[Concatenate[float, P], float]: ...
 @overload
-def jacobian(  # type: ignore[overload-overlap]  # first match wins
+def jacobian(
     fn: Callable[Concatenate[Node, P], Sequence[Scalar]],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[float, P], Sequence[float]]: ...
+) -> Fn[Concatenate[float, P], Sequence[float]]: ...
 @overload
-def jacobian(  # type: ignore[overload-overlap]  # first match wins
+def jacobian(
     fn: Callable[Concatenate[Node, P], Mapping[K, Scalar]],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[float, P], dict[K, float]]: ...
+) -> Fn[Concatenate[float, P], dict[K, float]]: ...
 @overload
-def jacobian(  # type: ignore[overload-overlap]  # first match wins
+def jacobian(
     fn: Callable[Concatenate[Sequence[Node], P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[Sequence[float], P], Sequence[float]]: ...
+) -> Fn[Concatenate[Sequence[float], P], Sequence[float]]: ...
 @overload
-def jacobian(  # type: ignore[overload-overlap]  # first match wins
+def jacobian(
     fn: Callable[Concatenate[Sequence[Node], P], Sequence[Scalar]],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[Sequence[float], P], Sequence[Sequence[float]]]: ...
+) -> Fn[Concatenate[Sequence[float], P], Sequence[Sequence[float]]]: ...
 @overload
-def jacobian(  # type: ignore[overload-overlap]  # first match wins
+def jacobian(
     fn: Callable[Concatenate[Sequence[Node], P], Mapping[K, Scalar]],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[Sequence[float], P], dict[K, Sequence[float]]]: ...
+) -> Fn[Concatenate[Sequence[float], P], dict[K, Sequence[float]]]: ...
 @overload
-def jacobian(  # type: ignore[overload-overlap]  # first match wins
+def jacobian(
     fn: Callable[Concatenate[Mapping[K2, Node], P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[Mapping[K2, float], P], dict[K2, float]]: ...
+) -> Fn[Concatenate[Mapping[K2, float], P], dict[K2, float]]: ...
 @overload
-def jacobian(  # type: ignore[overload-overlap]  # first match wins
+def jacobian(
     fn: Callable[Concatenate[Mapping[K2, Node], P], Sequence[Scalar]],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[Mapping[K2, float], P], Sequence[dict[K2, float]]]: ...
+) -> Fn[Concatenate[Mapping[K2, float], P], Sequence[dict[K2, float]]]: ...
 @overload
-def jacobian(  # type: ignore[overload-overlap]  # first match wins
+def jacobian(
     fn: Callable[Concatenate[Mapping[K2, Node], P], Mapping[K, Scalar]],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[Mapping[K2, float], P], dict[K, dict[K2, float]]]: ...
+) -> Fn[Concatenate[Mapping[K2, float], P], dict[K, dict[K2, float]]]: ...
 @overload
-def jacobian(  # type: ignore[overload-overlap]  # first match wins
+def jacobian(
     fn: Callable[Concatenate[T, P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[T, P], T]: ...
+) -> Fn[Concatenate[T, P], T]: ...
 @overload
-def jacobian(  # type: ignore[overload-overlap]  # first match wins
+def jacobian(
     fn: Callable[Concatenate[T, P], Sequence[Scalar]],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[T, P], Sequence[T]]: ...
+) -> Fn[Concatenate[T, P], Sequence[T]]: ...
 @overload
-def jacobian(  # type: ignore[overload-overlap]  # first match wins over `argnums: int`
+def jacobian(
     fn: Callable[Concatenate[T, P], Mapping[K, Scalar]],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[T, P], dict[K, T]]: ...
+) -> Fn[Concatenate[T, P], dict[K, T]]: ...
 @overload
-def jacobian(  # type: ignore[overload-overlap]  # first match wins
+def jacobian(
     fn: Callable[Concatenate[Node, Node, P], Scalar],
     argnums: tuple[Literal[0], Literal[1]],
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[float, float, P], tuple[float, float]]: ...
+) -> Fn[Concatenate[float, float, P], tuple[float, float]]: ...
 @overload
-def jacobian(  # type: ignore[overload-overlap]  # first match wins
+def jacobian(
     fn: Callable[Concatenate[Node, Node, P], Sequence[Scalar]],
     argnums: tuple[Literal[0], Literal[1]],
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[float, float, P], Sequence[tuple[float, float]]]: ...
+) -> Fn[Concatenate[float, float, P], Sequence[tuple[float, float]]]: ...
+@overload
+def jacobian(
+    fn: Callable[Concatenate[T1, T2, P], Scalar],
+    argnums: tuple[Literal[0], Literal[1]],
+    has_aux: Literal[False] = False,
+) -> Fn[Concatenate[T1, T2, P], tuple[T1, T2]]: ...
+@overload
+def jacobian(
+    fn: Callable[Concatenate[T1, T2, P], Sequence[Scalar]],
+    argnums: tuple[Literal[0], Literal[1]],
+    has_aux: Literal[False] = False,
+) -> Fn[Concatenate[T1, T2, P], Sequence[tuple[T1, T2]]]: ...
 @overload
 def jacobian(
     fn: Callable[P, object], argnums: int | tuple[int, ...], has_aux: Literal[False] = False
-) -> Callable[P, object]: ...
+) -> Fn[P, object]: ...
 def jacobian(
     fn: Callable[..., object], argnums: int | tuple[int, ...] = 0, has_aux: bool = False
 ) -> Callable[..., object]:
@@ -329,39 +346,63 @@ def hessian(
     argnums: Literal[0] = 0,
     *,
     has_aux: Literal[True],
-) -> Callable[Concatenate[float, P], tuple[float, A]]: ...
+) -> Fn[Concatenate[float, P], tuple[float, A]]: ...
 @overload
 def hessian(
     fn: Callable[P, tuple[Scalar, A]], argnums: int | tuple[int, ...] = 0, *, has_aux: Literal[True]
-) -> Callable[P, tuple[object, A]]: ...
+) -> Fn[P, tuple[object, A]]: ...
 @overload
 def hessian(
     fn: Callable[Concatenate[Node, P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[float, P], float]: ...
+) -> Fn[Concatenate[float, P], float]: ...
+@overload
+def hessian(
+    fn: Callable[Concatenate[float, P], Scalar],
+    argnums: Literal[0] = 0,
+    has_aux: Literal[False] = False,
+) -> Fn[Concatenate[float, P], float]: ...
+@overload
+def hessian(
+    fn: Callable[Concatenate[FloatSeq, P], Scalar],
+    argnums: Literal[0] = 0,
+    has_aux: Literal[False] = False,
+) -> Fn[Concatenate[FloatSeq, P], Sequence[Sequence[float]]]: ...
+@overload
+def hessian(
+    fn: Callable[Concatenate[FloatMap, P], Scalar],
+    argnums: Literal[0] = 0,
+    has_aux: Literal[False] = False,
+) -> Fn[Concatenate[FloatMap, P], dict[str, dict[str, float]]]: ...
 @overload
 def hessian(
     fn: Callable[Concatenate[Sequence[Node], P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[Sequence[float], P], Sequence[Sequence[float]]]: ...
+) -> Fn[Concatenate[Sequence[float], P], Sequence[Sequence[float]]]: ...
 @overload
 def hessian(
     fn: Callable[Concatenate[Mapping[K, Node], P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[Mapping[K, float], P], dict[K, dict[K, float]]]: ...
+) -> Fn[Concatenate[Mapping[K, float], P], dict[K, dict[K, float]]]: ...
 @overload
-def hessian(  # type: ignore[overload-overlap]  # first match wins
+def hessian(
     fn: Callable[Concatenate[Node, Node, P], Scalar],
     argnums: tuple[Literal[0], Literal[1]],
     has_aux: Literal[False] = False,
-) -> Callable[Concatenate[float, float, P], tuple[tuple[float, float], tuple[float, float]]]: ...
+) -> Fn[Concatenate[float, float, P], tuple[tuple[float, float], tuple[float, float]]]: ...
+@overload
+def hessian(
+    fn: Callable[Concatenate[float, float, P], Scalar],
+    argnums: tuple[Literal[0], Literal[1]],
+    has_aux: Literal[False] = False,
+) -> Fn[Concatenate[float, float, P], tuple[tuple[float, float], tuple[float, float]]]: ...
 @overload
 def hessian(
     fn: Callable[P, Scalar], argnums: int | tuple[int, ...] = 0, has_aux: Literal[False] = False
-) -> Callable[P, object]: ...
+) -> Fn[P, object]: ...
 def hessian(
     fn: Callable[..., object], argnums: int | tuple[int, ...] = 0, has_aux: bool = False
 ) -> Callable[..., object]:

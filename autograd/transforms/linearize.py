@@ -50,7 +50,7 @@ def run_nested(
         nesting.reset(token)
 
 
-# ---- the transforms, untyped (the typed surface is in _jacobian.py) ----------
+# ---- the transforms, untyped (the typed surface is in jacobian.py) ----------
 
 
 def _callable(fn: object, name: str) -> None:

@@ -39,6 +39,21 @@ ag.grad(f, argnums="0")  # type: ignore[call-overload]
 ag.grad(1.0)  # type: ignore[call-overload]
 ag.value_and_grad(f)(None)  # type: ignore[call-overload]
 
+
+# in float-typed code too: a gradient is a float, a wrong argnums or a list output is refused
+def ff(v: float, w: float) -> float:
+    return v * w
+
+
+def fl(v: float) -> list[float]:
+    return [v]
+
+
+v1 = ag.grad(ff)(1.0, 2.0).value  # type: ignore[attr-defined]
+v2 = ag.grad(ff, argnums=(0, 1))(1.0, 2.0)[0].value  # type: ignore[attr-defined]
+ag.grad(fl)  # type: ignore[arg-type]
+ag.grad(ff)("1.0", 2.0)  # type: ignore[arg-type]
+
 # ops take float | Node only
 ag.exp("1")  # type: ignore[call-overload]
 ag.sum(["a"])  # type: ignore[list-item]
