@@ -1092,7 +1092,7 @@ def test_fuzz_the_command_line(
 ) -> None:
     monkeypatch.chdir(tmp_path)  # graph --out writes here
     (tmp_path / "sub").mkdir()
-    monkeypatch.setattr(autograd.demo, "run_demo", lambda config, folder, out: 0)  # no training
+    monkeypatch.setattr(autograd.cli, "run_demo", lambda config, folder, out: 0)  # no training
     parser = build_parser()  # built once: argparse's set-up is most of a refusal's time
     monkeypatch.setattr(autograd.cli, "build_parser", lambda: parser)
     tally: Counter[str] = Counter()
@@ -1171,7 +1171,7 @@ def test_a_write_that_fails_after_the_checks_exits_1_with_one_line(
     def denied(source: str, path: Path) -> Path:
         raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr(autograd.viz, "render", denied)
+    monkeypatch.setattr(autograd.cli, "render", denied)
     code, err = _main_quietly(["graph", "x", "x=1", "--out", "g.dot"])
     assert code == 1
     assert err == "autograd: Permission denied: 'g.dot'\n"

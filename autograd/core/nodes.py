@@ -491,6 +491,7 @@ def undefine(cls: type[Op]) -> None:
     OPS.pop(cls.name, None)
     BUILD1.pop(cls, None)
     _input_getters.pop(cls, None)
+    _VALUE_SLOTS.pop(cls, None)
 
 
 def _template(cls: type[Op], const: bool) -> tuple[Op, dict[Node, Sym]]:
