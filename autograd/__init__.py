@@ -10,19 +10,28 @@ shaped like ``params``.
 """
 
 from autograd.compiler.jit import jit as jit
+from autograd.core.functions import Comparison as Comparison
+from autograd.core.functions import Cond as Cond
 from autograd.core.functions import Elementwise as Elementwise
 from autograd.core.functions import abs as abs
 from autograd.core.functions import cos as cos
 from autograd.core.functions import dot as dot
+from autograd.core.functions import eq as eq
 from autograd.core.functions import exp as exp
+from autograd.core.functions import ge as ge
+from autograd.core.functions import gt as gt
+from autograd.core.functions import le as le
 from autograd.core.functions import log as log
+from autograd.core.functions import lt as lt
 from autograd.core.functions import mean as mean
+from autograd.core.functions import ne as ne
 from autograd.core.functions import relu as relu
 from autograd.core.functions import sigmoid as sigmoid
 from autograd.core.functions import sin as sin
 from autograd.core.functions import sqrt as sqrt
 from autograd.core.functions import sum as sum
 from autograd.core.functions import tanh as tanh
+from autograd.core.functions import where as where
 from autograd.core.nodes import Abs as Abs
 from autograd.core.nodes import Add as Add
 from autograd.core.nodes import Compare as Compare

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import Protocol, cast, overload
+from typing import Protocol, TypeAlias, cast, overload
 
 from autograd.core.context import debug_sites
 from autograd.core.floats import as_float, int_to_float
 from autograd.core.nodes import (
     BUILD1,
     Abs,
+    CompareOp,
     Cos,
     Exp,
     Log,
@@ -29,25 +30,37 @@ from autograd.core.nodes import (
     Sqrt,
     Tanh,
     _Arith,
+    compare,
 )
+from autograd.core.nodes import where as _where
+from autograd.core.sym import Sym
 from autograd.debug import float_nan
 
 __all__ = [
     "FUNCTIONS",
+    "Comparison",
+    "Cond",
     "Elementwise",
     "abs",
     "cos",
     "dot",
     "elementwise",
+    "eq",
     "exp",
+    "ge",
+    "gt",
+    "le",
     "log",
+    "lt",
     "mean",
+    "ne",
     "relu",
     "sigmoid",
     "sin",
     "sqrt",
     "sum",
     "tanh",
+    "where",
 ]
 
 
@@ -277,3 +290,77 @@ def _promoted(xs: Iterable[Scalar]) -> list[Scalar]:
 def _num(x: Scalar) -> Scalar:
     item: object = x  # mypy counts an int as a float: test the runtime type
     return int_to_float(item) if type(item) is int else x
+
+
+# --- choices on values that work under every transform and `jit` ---
+
+Cond: TypeAlias = bool | Node
+"""A comparison's result: a bool for two numbers, a `Compare` node when a node is compared."""
+
+
+def _comparison(op: CompareOp, swap: bool, doc: str) -> Comparison:
+    def comparison(x: Scalar, y: Scalar) -> Cond:
+        a, b = (y, x) if swap else (x, y)
+        result = compare(op, a, b)
+        assert not isinstance(result, float | Sym), "two scalars compare to a bool or a node"
+        return result
+
+    comparison.__doc__ = doc
+    return cast(Comparison, comparison)
+
+
+class Comparison(Protocol):
+    """The type of `lt`, `le`, `gt`, `ge`, `eq`, `ne`: a bool for numbers, a node for nodes."""
+
+    @overload
+    def __call__(self, x: float, y: float, /) -> bool: ...
+    @overload
+    def __call__(self, x: Scalar, y: Scalar, /) -> Cond: ...
+
+
+_COMPARE_DOC = """``x {symbol} y`` as a value a transform and `jit` can branch on, through `where`.
+
+    For two numbers it is a bool. When a node is compared it is a `Compare`
+    node (1.0 or 0.0), so ``where(cond, a, b)`` keeps the choice in the
+    graph: ``jit`` tests it at run time, where a Python ``if`` on ``.value``
+    would be frozen, and ``==`` between nodes tests identity (as dict keys
+    need), never values.
+
+    >>> {name}(1.0, 2.0)
+    {answer}
+    """
+lt = _comparison("lt", False, _COMPARE_DOC.format(symbol="<", name="lt", answer="True"))
+le = _comparison("le", False, _COMPARE_DOC.format(symbol="<=", name="le", answer="True"))
+gt = _comparison("lt", True, _COMPARE_DOC.format(symbol=">", name="gt", answer="False"))
+ge = _comparison("le", True, _COMPARE_DOC.format(symbol=">=", name="ge", answer="False"))
+eq = _comparison("eq", False, _COMPARE_DOC.format(symbol="==", name="eq", answer="False"))
+ne = _comparison("ne", False, _COMPARE_DOC.format(symbol="!=", name="ne", answer="True"))
+
+
+@overload
+def where(cond: bool, x: float, y: float) -> float: ...
+@overload
+def where(cond: Cond, x: Scalar, y: Scalar) -> Scalar: ...
+def where(cond: Cond, x: Scalar, y: Scalar) -> Scalar:
+    """``x`` where ``cond`` holds, else ``y``, as ``jnp.where`` and ``torch.where``.
+
+    A bool chooses at once. A comparison node makes a `Where` node: its value
+    is the chosen branch's, and ``jit`` compiles the choice as a run-time
+    test. The branch not taken gets a zero gradient, as in PyTorch and JAX:
+    if that branch's own derivative is infinite there, the gradient is nan
+    (make its input safe with an inner ``where``; docs/numerics.md).
+
+    >>> import autograd as ag
+    >>> f = lambda x: ag.where(ag.gt(x, 0.0), x * x, 0.5 * x)
+    >>> ag.grad(f)(3.0), ag.grad(f)(-3.0), ag.jit(ag.grad(f))(-3.0)
+    (6.0, 0.5, 0.5)
+
+    Raises:
+        TypeError: if ``cond`` is not a bool or a node (a comparison's result).
+    """
+    if not isinstance(cond, bool | _Arith):
+        raise TypeError(
+            f"where() needs a comparison's result (a bool, or a node from lt/le/...), "
+            f"got {type(cond).__name__}"
+        )
+    return _where(cond, x, y)

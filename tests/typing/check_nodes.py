@@ -62,3 +62,11 @@ def arity(node: Node) -> int:
             return 3
         case _:
             assert_never(node)
+
+
+def comparisons(n: Node, s: Scalar) -> None:
+    assert_type(ag.lt(1.0, 2.0), bool)
+    assert_type(ag.eq(n, 2.0), ag.Cond)
+    assert_type(ag.where(True, 1.0, 2.0), float)
+    assert_type(ag.where(ag.gt(n, 0.0), n, 0.0), Scalar)
+    assert_type(ag.where(ag.le(s, s), s, n), Scalar)
