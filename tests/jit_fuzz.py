@@ -42,6 +42,8 @@ BINARY: list[Callable[[Scalar, Scalar], Scalar]] = [
     lambda a, b: a * b,
     lambda a, b: a / b,
     lambda a, b: a**b,
+    lambda a, b: ag.where(ag.lt(a, b), a * b, a - b),  # a choice compiled as a test
+    lambda a, b: ag.where(ag.eq(a, 0.0), b, ag.log(a)),  # the unselected branch is nan-prone
 ]
 # erased: a random case's argnums and has_aux are only known at run time
 _TRANSFORMS: dict[str, Callable[..., Callable[..., object]]] = {

@@ -22,8 +22,8 @@ from typing import cast
 
 import attrs
 
-from autograd.core.nodes import VARIABLE_ONE, Const, Leaf, Mul, Node, Op, parents
-from autograd.core.sym import HELPERS, Sym, sym
+from autograd.core.nodes import COMPARE_SYMBOLS, PLAIN, Const, Leaf, Node, Op, eager_kind, parents
+from autograd.core.sym import HELPERS, Sym, infix, sym
 from autograd.walks import toposort
 
 CHUNK = 20_000
@@ -38,6 +38,20 @@ class ExternalNodeError(Exception):
 
 class GraphTooBigError(Exception):
     """The graph needs more statements than the budget allows."""
+
+
+class GuardFailed(Exception):
+    """A choice the trace made on plain numbers of the eager call goes the other way now."""
+
+
+def check_guard(holds: bool, expected: bool) -> float:
+    """A guard statement of compiled code: raise `GuardFailed` unless ``holds`` is as traced."""
+    if holds is not expected:
+        raise GuardFailed
+    return 0.0
+
+
+HELPERS["check_guard"] = check_guard
 
 
 class Program:
@@ -55,6 +69,8 @@ class Program:
         """
         self.budget = budget
         self.floats: set[Node] = set(floats)  # membership only: never iterated
+        self.plain_inputs = frozenset(floats)
+        self.kinds: dict[Node, int] = {}  # memo of eager_kind
         self.names: dict[Node, str] = {x: f"a{i}" for i, x in enumerate(inputs)}
         self.input_names = [f"a{i}" for i in range(len(inputs))]
         self.consts: dict[bytes, str] = {}
@@ -93,11 +109,8 @@ class Program:
                     self.names[node] = self._forward(node, f"v{len(self.names)}")
 
     def _float_in_eager(self, node: Node, ins: tuple[Node, ...]) -> bool:
-        """Whether the eager call computes ``node`` as a plain float: from floats and constants."""
-        if type(node) is Mul and node.y is VARIABLE_ONE:  # an inner transform's variable
-            return False
-        floats = self.floats
-        return any(x in floats for x in ins) and all(x in floats or type(x) is Const for x in ins)
+        """Whether the eager call computes ``node`` as a plain float (`nodes.eager_kind`)."""
+        return eager_kind(node, self.plain_inputs, self.kinds) == PLAIN
 
     def _forward(self, node: Node, v: str) -> str:
         match node:
@@ -139,6 +152,20 @@ class Program:
         if node in names:
             names[cast(Node, copy)] = names[node]
         return copy, names
+
+    def guards(self, guards: Sequence[tuple[str, Node, Node, bool]]) -> None:
+        """Statements checking the choices the trace made on plain numbers of the eager call.
+
+        Each compares two values computed from the arguments that are not
+        differentiated (a rule's test of a plain exponent, say); compiled code
+        that finds one going the other way raises `GuardFailed`, and `jit`
+        traces again, so the code always follows the eager call's choices.
+        """
+        for _, x, y, _ in guards:
+            self.forward([x, y])
+        for op, x, y, outcome in guards:
+            test = infix(self._sym(x), COMPARE_SYMBOLS[op], self._sym(y))
+            self.emit(f"g{len(self.stmts)}", f"check_guard({test.src}, {outcome})", test.uses)
 
     def backward(self, root: Node, wrt: Sequence[Node]) -> list[str]:
         """Statements for the cotangents of ``wrt``, in the eager sweep's order.

@@ -25,9 +25,9 @@ from typing import ParamSpec, TypeVar, cast
 
 import attrs
 
-from autograd.compiler.codegen import ExternalNodeError, GraphTooBigError, Program
+from autograd.compiler.codegen import ExternalNodeError, GraphTooBigError, GuardFailed, Program
 from autograd.compiler.guard import read_guard
-from autograd.core.context import debug_sites, nesting
+from autograd.core.context import TraceState, debug_sites, nesting, trace_state
 from autograd.core.floats import int_to_float
 from autograd.core.nodes import Leaf, Node, _Arith
 from autograd.pytree import TreeDef, flatten, flatten_any, unflatten
@@ -107,7 +107,15 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
             cache.put(key, entry)
         if entry.program is None:
             return fn(*args, **kwargs)
-        return cast(T, entry.finish(entry.program(flat)))  # the trace's result type
+        try:
+            out = entry.program(flat)
+        except GuardFailed:  # a choice the trace made on a plain argument goes the other way
+            entry = _trace(fn, vg, args, static, kwargs)
+            cache.put(key, entry)
+            if entry.program is None:
+                return fn(*args, **kwargs)
+            out = entry.program(flat)
+        return cast(T, entry.finish(out))  # the trace's result type
 
     _caches[jitted] = cache
     return jitted
@@ -420,11 +428,13 @@ def _trace(
             variables = [Leaf(x) for x in leaves]  # type: ignore[arg-type]  # floats, checked
             inputs.extend(variables)
             new_args[i] = unflatten(trees[i], variables)
-    result = _call_guarded(vg.fn if vg is not None else fn, inputs, new_args, kwargs)
     wrt = _differentiated(vg, inputs, trees, len(args)) if vg is not None else []
     differentiated = set(wrt)  # the rest are plain floats in the eager call
+    state = TraceState({x for x in inputs if x not in differentiated})
+    result = _call_guarded(vg.fn if vg is not None else fn, inputs, new_args, kwargs, state)
     program = Program(inputs, BUDGET, floats=[x for x in inputs if x not in differentiated])
     try:
+        program.guards(state.guards)
         if vg is None:
             return _compile_plain(program, result, fn)
         return _compile_grad(program, vg, result, wrt, trees)
@@ -433,10 +443,15 @@ def _trace(
 
 
 def _call_guarded(
-    fn: Callable[..., object], inputs: list[Node], args: list[object], kwargs: dict[str, object]
+    fn: Callable[..., object],
+    inputs: list[Node],
+    args: list[object],
+    kwargs: dict[str, object],
+    state: TraceState | None = None,
 ) -> object:
     """``fn(*args, **kwargs)`` with ``.value`` reads of nodes that depend on ``inputs`` refused."""
     token = nesting.set(nesting.get() + 1)  # inner transforms build graphs we can compile
+    state_token = trace_state.set(state)
     try:
         with read_guard(inputs) as trace:
             try:
@@ -448,6 +463,7 @@ def _call_guarded(
             if trace.error is not None:  # another thread read a traced value, and went on
                 raise TypeError(trace.error)
     finally:
+        trace_state.reset(state_token)
         nesting.reset(token)
     return result
 

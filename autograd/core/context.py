@@ -16,6 +16,26 @@ a result may be differentiated again, so sweeps must build nodes, not floats."""
 tracing: ContextVar[bool] = ContextVar("autograd_jit_tracing", default=False)
 """True while `jit` traces a function in this context (its `.value` reads are guarded)."""
 
+
+class TraceState:
+    """What a running `jit` trace knows beyond the graph.
+
+    ``floats`` are its variables that are plain numbers in the eager call (the
+    arguments not differentiated). A choice a rule makes on such values only
+    is made as the eager call makes it, at once, and recorded in ``guards``:
+    ``(op, x, y, outcome)``; the compiled code checks each and is traced again
+    when one fails.
+    """
+
+    def __init__(self, floats: set[Node]) -> None:
+        self.floats = floats
+        self.known: dict[Node, int] = {}  # memo of nodes.eager_kind
+        self.guards: list[tuple[str, Node, Node, bool]] = []
+
+
+trace_state: ContextVar[TraceState | None] = ContextVar("autograd_trace_state", default=None)
+"""Inside a `jit` trace: its `TraceState`; else None."""
+
 debug_sites: ContextVar[MutableMapping[Node, tuple[str, int]] | None] = ContextVar(
     "autograd_debug_nans", default=None
 )

@@ -18,6 +18,7 @@ from autograd.core.nodes import (
     BUILD1,
     Abs,
     CompareOp,
+    Const,
     Cos,
     Exp,
     Log,
@@ -29,8 +30,10 @@ from autograd.core.nodes import (
     Sin,
     Sqrt,
     Tanh,
+    Where,
     _Arith,
     compare,
+    lift,
 )
 from autograd.core.nodes import where as _where
 from autograd.core.sym import Sym
@@ -358,9 +361,24 @@ def where(cond: Cond, x: Scalar, y: Scalar) -> Scalar:
     Raises:
         TypeError: if ``cond`` is not a bool or a node (a comparison's result).
     """
-    if not isinstance(cond, bool | _Arith):
+    if isinstance(cond, bool):
+        if isinstance(x, _Arith) or isinstance(y, _Arith):
+            # A node branch: a Where node even for a known condition, so the branch not
+            # taken gets its zero gradient here as it does when jit compiles the choice
+            # (a plain number here is a traced argument there): eager == compiled.
+            known = Const(1.0 if cond else 0.0)
+            return Where(known, _lifted(x), _lifted(y))
+        return x if cond else y
+    if not isinstance(cond, _Arith):
         raise TypeError(
             f"where() needs a comparison's result (a bool, or a node from lt/le/...), "
             f"got {type(cond).__name__}"
         )
     return _where(cond, x, y)
+
+
+def _lifted(v: Scalar) -> Node:
+    node = lift(v)
+    if node is None:
+        raise TypeError(f"where() needs numbers or nodes, got {type(v).__name__}")
+    return node

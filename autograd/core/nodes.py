@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import numbers
 import operator
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import (
     TYPE_CHECKING,
     ClassVar,
@@ -32,6 +32,7 @@ from typing import (
 import attrs
 
 from autograd.core import pickling as _pickling
+from autograd.core.context import trace_state
 from autograd.core.floats import (
     abs_float,
     cos_float,
@@ -188,6 +189,63 @@ def _inputs(node: _Arith) -> tuple[_Arith, ...]:
         names = [f.name for f in fields if f.converter is _input]
         get = _input_getters[type(node)] = _getter(names)
     return get(node)
+
+
+NODE, PLAIN, CONST = 0, 1, 2
+"""How the eager call holds a traced value (`eager_kind`)."""
+
+
+def eager_kind(node: Node, plain_inputs: Collection[Node], memo: dict[Node, int]) -> int:
+    """How the eager call of a traced function holds ``node``.
+
+    `CONST` for a constant or what is computed from constants alone, `PLAIN`
+    for a plain number (from the arguments ``plain_inputs``, which are not
+    differentiated, and constants), else `NODE`. Python computes `PLAIN`
+    values with its float arithmetic; `jit` must compile them so, and a rule
+    must choose on them as the eager call does. Iterative, memoised in ``memo``.
+    """
+    stack = [node]
+    while stack:
+        x = stack[-1]
+        if x in memo:
+            stack.pop()
+            continue
+        if type(x) is Const:
+            memo[x] = CONST
+        elif type(x) is Leaf:
+            memo[x] = PLAIN if x in plain_inputs else NODE
+        elif type(x) is Mul and x.y is VARIABLE_ONE:  # an inner transform's variable
+            memo[x] = NODE
+        else:
+            ins = parents(x)
+            pending = [i for i in ins if i not in memo]
+            if pending:
+                stack.extend(pending)
+                continue
+            kinds = [memo[i] for i in ins]
+            memo[x] = NODE if NODE in kinds else CONST if all(k == CONST for k in kinds) else PLAIN
+        stack.pop()
+    return memo[node]
+
+
+def plain_in_eager(node: Node) -> bool:
+    """Whether ``node`` is a number (`PLAIN` or `CONST`) in the eager call `jit` is tracing.
+
+    Never outside a trace.
+    """
+    state = trace_state.get()
+    return state is not None and eager_kind(node, state.floats, state.known) != NODE
+
+
+def _pow_is_scalar_path(x: Node, y: Node) -> bool:
+    """Whether ``x ** y`` takes PyTorch's scalar-exponent path, as the eager call computes it."""
+    if type(y) is Const and type(x) is not Const:
+        return trace_state.get() is None or not plain_in_eager(x)  # a float base: Python's pow
+    state = trace_state.get()
+    if state is None:
+        return type(y) is Const
+    kx, ky = eager_kind(x, state.floats, state.known), eager_kind(y, state.floats, state.known)
+    return ky != NODE and (kx == NODE or kx == ky == CONST)
 
 
 def parents(node: Node) -> tuple[Node, ...]:
@@ -608,15 +666,17 @@ def divide(x: Scalar | Sym, y: Scalar | Sym) -> Scalar | Sym:
 @overload
 def power(x: float, c: float) -> float: ...
 @overload
-def power(x: Scalar, c: float) -> Scalar: ...
+def power(x: Scalar, c: Scalar) -> Scalar: ...
 @overload
 def power(x: Sym, c: Sym | float) -> Sym: ...
 @overload
 def power(x: float, c: Sym) -> Sym: ...
-def power(x: Scalar | Sym, c: float | Sym) -> Scalar | Sym:
+def power(x: Scalar | Sym, c: Scalar | Sym) -> Scalar | Sym:
     """``x ** c`` for a constant ``c`` inside a rule: floats give the `Pow` node's value."""
     if isinstance(x, Sym) or isinstance(c, Sym):
-        return call(pow_scalar_float, _no_node(x), c)
+        return call(pow_scalar_float, _no_node(x), _no_node(c))
+    if isinstance(c, _Arith):  # a traced number of the eager call: its Pow is a constant's
+        return _pow(_lift_scalar(x), c)
     return _pow(x, _const(c)) if isinstance(x, _Arith) else pow_scalar_float(x, c)
 
 
@@ -651,14 +711,20 @@ def log(x: Scalar | Sym) -> Scalar | Sym:
 @overload
 def constant(x: float) -> float: ...
 @overload
-def constant(x: Scalar) -> float: ...
+def constant(x: Scalar) -> Scalar: ...
 @overload
 def constant(x: Sym) -> Sym: ...
-def constant(x: Scalar | Sym) -> float | Sym:
-    """The value of a `Const` input inside a rule (its structure, read once the rule knows it)."""
+def constant(x: Scalar | Sym) -> Scalar | Sym:
+    """A constant input inside a rule: a `Const`'s value, known now.
+
+    In a `jit` trace it may also be the traced node of a plain number of the
+    eager call, whose value varies by call.
+    """
     if isinstance(x, _Arith):
-        assert type(x) is Const, "constant() reads Const inputs only"
-        return x.value
+        if type(x) is Const:
+            return x.value
+        assert plain_in_eager(_self(x)), "constant() reads constants of the eager call only"
+        return _self(x)  # a number of the eager call, traced: its value varies by call
     if isinstance(x, Sym) and x.value is not None:  # a constant of the graph jit compiles
         return x.value
     return x
@@ -682,7 +748,14 @@ def compare(op: CompareOp, x: Scalar | Sym, y: Scalar | Sym) -> Cond:
     a, b = _decided(x), _decided(y)
     if a is not None and b is not None:
         return _COMPARISONS[op][1](a, b)
-    return Compare(op, _lift_scalar(x), _lift_scalar(y))
+    xn, yn = _lift_scalar(x), _lift_scalar(y)
+    if plain_in_eager(xn) and plain_in_eager(yn):  # in a trace: decide as eager does, guarded
+        outcome = _COMPARISONS[op][1](xn.value, yn.value)
+        state = trace_state.get()
+        assert state is not None, "plain_in_eager is true only in a trace"
+        state.guards.append((op, xn, yn, outcome))
+        return outcome
+    return Compare(op, xn, yn)
 
 
 def lt(x: Scalar | Sym, y: Scalar | Sym) -> Cond:
@@ -877,7 +950,7 @@ class Pow(Op):
     value: float = attrs.field(init=False, default=attrs.Factory(_forwarded, takes_self=True))
 
     def _forward(self) -> float:
-        if type(self.y) is Const:
+        if _pow_is_scalar_path(self.x, self.y):
             v = pow_scalar_float(self.x.value, self.y.value)
         else:
             v = pow_float(self.x.value, self.y.value)
@@ -897,7 +970,7 @@ class Pow(Op):
 
     def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
         x, y = p(self.x), p(self.y)
-        if type(self.y) is Const:  # structure, not a value: the scalar-exponent path
+        if type(self.y) is Const or plain_in_eager(self.y):  # structure: the scalar path
             c = constant(y)
             return where(ne(c, 0.0), g * (c * power(x, c - 1.0)), 0.0), None
         gx = where(ne(y, 0.0), g * (y * power_var(x, y + -1.0)), 0.0)
