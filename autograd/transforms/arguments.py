@@ -51,10 +51,9 @@ def check_argnums(argnums: object, name: str) -> tuple[int, ...]:
         ValueError: if an index is given twice (``(0, 0)``, ``(-1, -1)``).
     """
     nums = argnums if isinstance(argnums, tuple) else (argnums,)
-    if not nums or not all(type(i) is int and i >= 0 for i in nums):
+    if not nums or not all(type(i) is int for i in nums):
         raise TypeError(
-            f"{name}(): argnums must be a non-negative int or a non-empty tuple of them, "
-            f"got {argnums!r}"
+            f"{name}(): argnums must be an int or a non-empty tuple of ints, got {argnums!r}"
         )
     if len(set(nums)) != len(nums):
         raise ValueError(f"{name}(): argnums {argnums!r} repeats an argument")

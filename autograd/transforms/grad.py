@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from typing import Concatenate, Literal, ParamSpec, Protocol, TypeVar, overload
+from typing import Concatenate, Literal, ParamSpec, Protocol, TypeVar, TypeVarTuple, overload
 
 from autograd.core.context import nesting
 from autograd.core.floats import int_to_float
@@ -30,6 +30,7 @@ T2 = TypeVar("T2")
 T3 = TypeVar("T3")
 R_co = TypeVar("R_co", covariant=True)
 S = TypeVar("S", bound=Scalar)
+Ts = TypeVarTuple("Ts")
 
 
 class Fn(Protocol[P, R_co]):
@@ -42,6 +43,19 @@ class Fn(Protocol[P, R_co]):
     """
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R_co: ...
+
+
+class Positional(Protocol[*Ts, R_co]):
+    """A function of positional arguments only: what `grad` of ``argnums=-1`` returns.
+
+    ``Positional[float, list[float], list[float]]`` takes a float and a list of
+    floats and returns a list of floats (the gradient of the last argument).
+    A ``ParamSpec`` can only be extended at the front (``Concatenate``), so the
+    last parameter is matched with a ``TypeVarTuple`` instead, which cannot
+    carry keyword arguments: the function is called positionally.
+    """
+
+    def __call__(self, *args: *Ts) -> R_co: ...
 
 
 class PartialGradFn(Protocol):
@@ -192,6 +206,24 @@ def grad(
     has_aux: Literal[False] = False,
 ) -> Fn[Concatenate[T, T1, T2, T3, P], tuple[T, T1, T2, T3]]: ...
 @overload
+def grad(  # type: ignore[overload-overlap]  # first match wins: -1 is also an int
+    fn: Callable[[*Ts, Node], Scalar],
+    argnums: Literal[-1],
+    has_aux: Literal[False] = False,
+) -> Positional[*Ts, float, float]: ...
+@overload
+def grad(  # type: ignore[overload-overlap]  # first match wins: -1 is also an int
+    fn: Callable[[*Ts, T], Scalar],
+    argnums: Literal[-1],
+    has_aux: Literal[False] = False,
+) -> Positional[*Ts, T, T]: ...
+@overload
+def grad(  # type: ignore[overload-overlap]  # first match wins: a tuple of ints too
+    fn: Callable[[T1, *Ts, T2], Scalar],
+    argnums: tuple[Literal[0], Literal[-1]],
+    has_aux: Literal[False] = False,
+) -> Positional[T1, *Ts, T2, tuple[T1, T2]]: ...
+@overload
 def grad(
     fn: Callable[P, Scalar], argnums: int, has_aux: Literal[False] = False
 ) -> Fn[P, object]: ...
@@ -209,6 +241,8 @@ def grad(
             ``(scalar, aux)``.
         argnums: which positional argument to differentiate, or a tuple of
             them (giving a tuple of gradients). Each is a pytree of floats.
+            Negative indices count from the end of each call's positional
+            arguments (``-1`` is the last), as in JAX.
         has_aux: return ``(gradient, aux)``, ``aux`` with nodes made floats.
 
     Returns:
@@ -216,8 +250,12 @@ def grad(
         arguments (same containers, dict order kept; every leaf a float).
 
     Raises:
-        TypeError: (when called) naming the path of a non-numeric leaf or
-            unknown container, or if ``fn`` does not return a scalar.
+        TypeError: if ``fn`` is not callable or ``argnums`` is not an int or a
+            non-empty tuple of ints; when called, for an index out of range of
+            the call's positional arguments, naming the path of a non-numeric
+            leaf or unknown container, or if ``fn`` does not return a scalar.
+        ValueError: if ``argnums`` names an argument twice (when made, or
+            after resolving negatives against a call).
 
     >>> import autograd as ag
     >>> ag.grad(lambda p: ((p["w1"] - 1) ** 2 + (p["w2"] - 5) ** 2) * 0.5)({"w1": 2.0, "w2": 3.0})
@@ -312,6 +350,24 @@ def value_and_grad(
     argnums: tuple[Literal[0], Literal[1], Literal[2], Literal[3]],
     has_aux: Literal[False] = False,
 ) -> Fn[Concatenate[T, T1, T2, T3, P], tuple[float, tuple[T, T1, T2, T3]]]: ...
+@overload
+def value_and_grad(  # type: ignore[overload-overlap]  # first match wins: -1 is also an int
+    fn: Callable[[*Ts, Node], Scalar],
+    argnums: Literal[-1],
+    has_aux: Literal[False] = False,
+) -> Positional[*Ts, float, tuple[float, float]]: ...
+@overload
+def value_and_grad(  # type: ignore[overload-overlap]  # first match wins: -1 is also an int
+    fn: Callable[[*Ts, T], Scalar],
+    argnums: Literal[-1],
+    has_aux: Literal[False] = False,
+) -> Positional[*Ts, T, tuple[float, T]]: ...
+@overload
+def value_and_grad(  # type: ignore[overload-overlap]  # first match wins: a tuple of ints too
+    fn: Callable[[T1, *Ts, T2], Scalar],
+    argnums: tuple[Literal[0], Literal[-1]],
+    has_aux: Literal[False] = False,
+) -> Positional[T1, *Ts, T2, tuple[float, tuple[T1, T2]]]: ...
 @overload
 def value_and_grad(
     fn: Callable[P, Scalar], argnums: int, has_aux: Literal[False] = False
