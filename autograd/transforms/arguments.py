@@ -77,7 +77,17 @@ class Arguments:
         returns: what ``fn`` returns besides aux, for messages (``scalar``, ``output``).
     """
 
-    __slots__ = ("_names", "_top", "argnums", "fn", "has_aux", "name", "returns", "single")
+    __slots__ = (
+        "_names",
+        "_roots",
+        "_top",
+        "argnums",
+        "fn",
+        "has_aux",
+        "name",
+        "returns",
+        "single",
+    )
 
     def __init__(
         self,
@@ -95,13 +105,15 @@ class Arguments:
         if argnums is None:  # jvp, vjp: every positional argument, paths `primals[i]`
             self.argnums: tuple[int, ...] = ()
             self._names: list[str] | None = None
-            self._top = -1
+            self._top = _NEVER
+            self._roots: list[str] = []
             return
         self.argnums = check_argnums(argnums, name)
         self._names = positional_names(self.fn)
         # with non-negative argnums, a call with more than `_top` positional arguments
-        # differentiates `argnums` as they are (one comparison per call)
+        # differentiates `argnums` as they are (one comparison per call), at these paths
         self._top = max(self.argnums) if min(self.argnums) >= 0 else _NEVER
+        self._roots = [self.root(i) for i in self.argnums] if self._top != _NEVER else []
 
     def resolve(self, n: int) -> tuple[int, ...]:
         """The differentiated positions of a call with ``n`` positional arguments.
@@ -144,7 +156,10 @@ class Arguments:
         Raises:
             TypeError: as `resolve`, or naming the path of a leaf that is not a number.
         """
-        nums = range(len(args)) if self._names is None else self.resolve(len(args))
+        n = len(args)
+        if n > self._top:  # the common case: non-negative argnums, all present
+            return Variables(args, self.argnums, self._roots)
+        nums = range(n) if self._names is None else self.resolve(n)
         return Variables(args, nums, [self.root(i) for i in nums])
 
     def split(self, result: object) -> tuple[object, object]:

@@ -418,8 +418,9 @@ def _value_and_grad(
 ) -> tuple[object, object]:
     """``(value, gradients)`` of one call (``((value, aux), gradients)`` with ``has_aux``)."""
     vs = spec.variables(args)  # errors before any work
-    nested = nesting.get() > 0  # then results may be differentiated again: build nodes
-    token = nesting.set(nesting.get() + 1)
+    level = nesting.get()
+    nested = level > 0  # then results may be differentiated again: build nodes
+    token = nesting.set(level + 1)
     try:
         result = spec.fn(*vs.args, **kwargs)
     finally:
@@ -440,7 +441,7 @@ def scalar_output(spec: Arguments, result: object) -> tuple[Scalar, object]:
     Raises:
         TypeError: if it is not a pair with ``has_aux``, or the output is not a scalar.
     """
-    out, aux = spec.split(result)
+    out, aux = spec.split(result) if spec.has_aux else (result, None)
     if isinstance(out, _Arith):
         return out, aux  # type: ignore[return-value]  # every _Arith is a Node
     if isinstance(out, float):
