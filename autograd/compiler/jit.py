@@ -31,7 +31,8 @@ from autograd.core.context import TraceState, debug_sites, nesting, trace_state
 from autograd.core.floats import int_to_float
 from autograd.core.nodes import Leaf, Node, _Arith
 from autograd.pytree import TreeDef, flatten, flatten_any, unflatten
-from autograd.transforms.grad import _ValueAndGrad, result_leaves, transform_of
+from autograd.transforms.arguments import Arguments, result_leaves
+from autograd.transforms.grad import scalar_output, transform_of
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -147,9 +148,13 @@ def _check_function(fn: object) -> None:
 
 
 class _StaticArgnums:
-    """``static_argnums`` checked once; `resolve` normalises it for each call."""
+    """``static_argnums`` checked once; `resolve` normalises it for each call.
 
-    def __init__(self, static_argnums: object, vg: _ValueAndGrad | None, name: str) -> None:
+    ``vg`` is the specification of the `grad` that ``fn`` is, if it is one: a
+    differentiated argument cannot be static.
+    """
+
+    def __init__(self, static_argnums: object, vg: Arguments | None, name: str) -> None:
         if isinstance(static_argnums, int):
             nums: object = (static_argnums,)
         elif isinstance(static_argnums, Sequence) and not isinstance(static_argnums, str | bytes):
@@ -164,11 +169,11 @@ class _StaticArgnums:
         self.given = static_argnums
         self.name = name
         self.argnums = frozenset(cast("tuple[int, ...]", nums))
-        self.diff = frozenset(vg.argnums) if vg is not None else frozenset()
-        self.simple = all(i >= 0 for i in self.argnums)
+        self.diff = vg.argnums if vg is not None else ()
+        self.simple = all(i >= 0 for i in (*self.argnums, *self.diff))
         self.top = max(self.argnums, default=-1)
         if self.simple:
-            self._check_diff(self.argnums)
+            self._check_diff(self.argnums, frozenset(self.diff))
 
     def resolve(self, n: int) -> frozenset[int]:
         """The static positions of a call with ``n`` positional arguments."""
@@ -181,15 +186,16 @@ class _StaticArgnums:
                 "(keyword arguments are always static)"
             )
         static = frozenset(i % n for i in self.argnums)
-        self._check_diff(static)
+        # differentiated positions out of range are left to grad's own message
+        self._check_diff(static, frozenset(i % n for i in self.diff if -n <= i < n))
         return static
 
-    def _check_diff(self, static: frozenset[int]) -> None:
-        both = sorted(static & self.diff)
+    def _check_diff(self, static: frozenset[int], diff: frozenset[int]) -> None:
+        both = sorted(static & diff)
         if both:
             raise ValueError(
                 f"jit({self.name}): argument {both[0]} is differentiated (argnums "
-                f"{tuple(sorted(self.diff))}) and cannot be static (static_argnums="
+                f"{tuple(sorted(diff))}) and cannot be static (static_argnums="
                 f"{self.given!r}): a static argument is a constant of the trace"
             )
 
@@ -210,7 +216,7 @@ def _key(
     static: Collection[int],
     kwargs: dict[str, object],
     fn: Callable[..., object],
-    vg: _ValueAndGrad | None,
+    vg: Arguments | None,
 ) -> tuple[object, list[float]]:
     """The cache key of a call and its traced leaves, flat.
 
@@ -264,7 +270,7 @@ def _slow_shape(
     args: tuple[object, ...],
     static: Collection[int],
     fn: Callable[..., object],
-    vg: _ValueAndGrad | None,
+    vg: Arguments | None,
 ) -> tuple[object, list[float]]:
     """Any pytree, with dict keys and attribute names by type and bits."""
     flat: list[float] = []
@@ -377,9 +383,9 @@ def cache_size(jitted: Callable[..., object]) -> int:
 
 
 def _flatten_arg(
-    a: object, i: int, fn: Callable[..., object], vg: _ValueAndGrad | None
+    a: object, i: int, fn: Callable[..., object], vg: Arguments | None
 ) -> tuple[list[object], TreeDef]:
-    root = vg._root(i) if vg is not None else f"args[{i}]"
+    root = vg.root(i) if vg is not None else f"args[{i}]"
     try:
         leaves, tree = flatten(a, root)
     except TypeError as e:
@@ -411,14 +417,13 @@ def _eager() -> _Entry:
 
 def _trace(
     fn: Callable[..., object],
-    vg: _ValueAndGrad | None,
+    vg: Arguments | None,
     args: tuple[object, ...],
     static: Collection[int],
     kwargs: dict[str, object],
 ) -> _Entry:
     """Call ``fn`` (or the function under ``vg``) on fresh variables and compile its graph."""
-    if vg is not None:
-        vg.check_positional(args)
+    wrt_nums = vg.resolve(len(args)) if vg is not None else ()  # errors before any work
     inputs: list[Node] = []
     trees: dict[int, TreeDef] = {}
     new_args = list(args)
@@ -428,7 +433,7 @@ def _trace(
             variables = [Leaf(x) for x in leaves]  # type: ignore[arg-type]  # floats, checked
             inputs.extend(variables)
             new_args[i] = unflatten(trees[i], variables)
-    wrt = _differentiated(vg, inputs, trees, len(args)) if vg is not None else []
+    wrt = _differentiated(wrt_nums, inputs, trees, len(args))
     differentiated = set(wrt)  # the rest are plain floats in the eager call
     state = TraceState({x for x in inputs if x not in differentiated})
     result = _call_guarded(vg.fn if vg is not None else fn, inputs, new_args, kwargs, state)
@@ -437,7 +442,7 @@ def _trace(
         program.guards(state.guards)
         if vg is None:
             return _compile_plain(program, result, fn)
-        return _compile_grad(program, vg, result, wrt, trees)
+        return _compile_grad(program, vg, wrt_nums, result, wrt, trees)
     except (ExternalNodeError, GraphTooBigError):  # an outside node, or too big: stay eager
         return _eager()
 
@@ -470,7 +475,7 @@ def _call_guarded(
 
 def _checked_call(
     fn: Callable[..., object],
-    vg: _ValueAndGrad | None,
+    vg: Arguments | None,
     args: tuple[object, ...],
     static: Collection[int],
     kwargs: dict[str, object],
@@ -523,12 +528,13 @@ def _compile_plain(program: Program, result: object, fn: Callable[..., object]) 
 
 def _compile_grad(
     program: Program,
-    vg: _ValueAndGrad,
+    vg: Arguments,
+    nums: tuple[int, ...],
     result: object,
     wrt: list[Node],
     trees: dict[int, TreeDef],
 ) -> _Entry:
-    out, aux = vg._split(result)
+    out, aux = scalar_output(vg, result)
     aux_leaves, aux_tree = _result_leaves(aux, "aux", vg.fn)
     aux_nodes: list[Node] = [x for x in aux_leaves if isinstance(x, _Arith)]  # type: ignore[misc]
     aux_fixed = [_OUT if isinstance(x, _Arith) else x for x in aux_leaves]
@@ -543,9 +549,7 @@ def _compile_grad(
     def finish(flat_out: tuple[float, ...]) -> object:
         it = iter(flat_out)
         v = next(it) if computed else const_value
-        gtrees = [
-            unflatten(trees[i], [next(it) for _ in range(trees[i].num_leaves)]) for i in vg.argnums
-        ]
+        gtrees = [unflatten(trees[i], [next(it) for _ in range(trees[i].num_leaves)]) for i in nums]
         g = gtrees[0] if vg.single else tuple(gtrees)
         if vg.has_aux:
             a = unflatten(aux_tree, [next(it) if x is _OUT else x for x in aux_fixed])
@@ -556,11 +560,11 @@ def _compile_grad(
 
 
 def _differentiated(
-    vg: _ValueAndGrad, inputs: list[Node], trees: dict[int, TreeDef], n: int
+    nums: tuple[int, ...], inputs: list[Node], trees: dict[int, TreeDef], n: int
 ) -> list[Node]:
-    """The variables of the differentiated arguments, in ``argnums`` order."""
+    """The variables of the differentiated arguments ``nums`` (resolved), in that order."""
     offsets = _offsets(trees, n)
-    return [x for i in vg.argnums for x in inputs[offsets[i] : offsets[i] + trees[i].num_leaves]]
+    return [x for i in nums for x in inputs[offsets[i] : offsets[i] + trees[i].num_leaves]]
 
 
 def _offsets(trees: dict[int, TreeDef], n: int) -> dict[int, int]:

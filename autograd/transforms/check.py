@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from autograd.core.nodes import Scalar, to_float
 from autograd.pytree import TreeDef, flatten, paths, unflatten
-from autograd.transforms.grad import _positional_names
+from autograd.transforms.arguments import positional_names
 from autograd.transforms.jacobian import jacobian
 from autograd.transforms.linearize import jvp_impl, output_leaves
 
@@ -69,7 +69,7 @@ def check_grads(
     unknown = [m for m in modes if m not in _MODES]
     if unknown or not modes:
         raise ValueError(f"check_grads(): modes are 'fwd' and 'rev', got {tuple(modes)!r}")
-    names = _positional_names(fn)
+    names = positional_names(fn)
     roots = [names[i] if i < len(names) else f"args[{i}]" for i in range(len(args))]
     _check(fn, tuple(args), roots, order, 1, tuple(modes), tol, "")
 

@@ -9,15 +9,15 @@ shape. Nothing is stored on nodes; all state is local or in `contextvars`.
 from __future__ import annotations
 
 import functools
-import inspect
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from typing import Concatenate, Literal, ParamSpec, Protocol, TypeVar, overload
+from typing import Concatenate, Literal, ParamSpec, Protocol, TypeVar, TypeVarTuple, overload
 
 from autograd.core.context import nesting
 from autograd.core.floats import int_to_float
-from autograd.core.nodes import VARIABLE_ONE, Const, Leaf, Mul, Node, Scalar, _Arith
-from autograd.pytree import TreeDef, flatten, flatten_any, paths, unflatten
+from autograd.core.nodes import Const, Node, Scalar, _Arith
+from autograd.pytree import flatten_any, unflatten
+from autograd.transforms.arguments import Arguments, aux_values, describe
 from autograd.walks import backward, float_view, node_view
 
 P = ParamSpec("P")
@@ -30,6 +30,7 @@ T2 = TypeVar("T2")
 T3 = TypeVar("T3")
 R_co = TypeVar("R_co", covariant=True)
 S = TypeVar("S", bound=Scalar)
+Ts = TypeVarTuple("Ts")
 
 
 class Fn(Protocol[P, R_co]):
@@ -42,6 +43,19 @@ class Fn(Protocol[P, R_co]):
     """
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R_co: ...
+
+
+class Positional(Protocol[*Ts, R_co]):
+    """A function of positional arguments only: what `grad` of ``argnums=-1`` returns.
+
+    ``Positional[float, list[float], list[float]]`` takes a float and a list of
+    floats and returns a list of floats (the gradient of the last argument).
+    A ``ParamSpec`` can only be extended at the front (``Concatenate``), so the
+    last parameter is matched with a ``TypeVarTuple`` instead, which cannot
+    carry keyword arguments: the function is called positionally.
+    """
+
+    def __call__(self, *args: *Ts) -> R_co: ...
 
 
 class PartialGradFn(Protocol):
@@ -192,6 +206,24 @@ def grad(
     has_aux: Literal[False] = False,
 ) -> Fn[Concatenate[T, T1, T2, T3, P], tuple[T, T1, T2, T3]]: ...
 @overload
+def grad(  # type: ignore[overload-overlap]  # first match wins: -1 is also an int
+    fn: Callable[[*Ts, Node], Scalar],
+    argnums: Literal[-1],
+    has_aux: Literal[False] = False,
+) -> Positional[*Ts, float, float]: ...
+@overload
+def grad(  # type: ignore[overload-overlap]  # first match wins: -1 is also an int
+    fn: Callable[[*Ts, T], Scalar],
+    argnums: Literal[-1],
+    has_aux: Literal[False] = False,
+) -> Positional[*Ts, T, T]: ...
+@overload
+def grad(  # type: ignore[overload-overlap]  # first match wins: a tuple of ints too
+    fn: Callable[[T1, *Ts, T2], Scalar],
+    argnums: tuple[Literal[0], Literal[-1]],
+    has_aux: Literal[False] = False,
+) -> Positional[T1, *Ts, T2, tuple[T1, T2]]: ...
+@overload
 def grad(
     fn: Callable[P, Scalar], argnums: int, has_aux: Literal[False] = False
 ) -> Fn[P, object]: ...
@@ -209,6 +241,8 @@ def grad(
             ``(scalar, aux)``.
         argnums: which positional argument to differentiate, or a tuple of
             them (giving a tuple of gradients). Each is a pytree of floats.
+            Negative indices count from the end of each call's positional
+            arguments (``-1`` is the last), as in JAX.
         has_aux: return ``(gradient, aux)``, ``aux`` with nodes made floats.
 
     Returns:
@@ -216,21 +250,25 @@ def grad(
         arguments (same containers, dict order kept; every leaf a float).
 
     Raises:
-        TypeError: (when called) naming the path of a non-numeric leaf or
-            unknown container, or if ``fn`` does not return a scalar.
+        TypeError: if ``fn`` is not callable or ``argnums`` is not an int or a
+            non-empty tuple of ints; when called, for an index out of range of
+            the call's positional arguments, naming the path of a non-numeric
+            leaf or unknown container, or if ``fn`` does not return a scalar.
+        ValueError: if ``argnums`` names an argument twice (when made, or
+            after resolving negatives against a call).
 
     >>> import autograd as ag
     >>> ag.grad(lambda p: ((p["w1"] - 1) ** 2 + (p["w2"] - 5) ** 2) * 0.5)({"w1": 2.0, "w2": 3.0})
     {'w1': 1.0, 'w2': -2.0}
     """
-    vg = _ValueAndGrad(fn, argnums, has_aux, "grad")
+    spec = Arguments(fn, argnums, "grad", has_aux, returns="scalar")
 
     @functools.wraps(fn)
     def grad_fn(*args: object, **kwargs: object) -> object:
-        value, grads = vg(args, kwargs)
+        value, grads = _value_and_grad(spec, args, kwargs)
         return (grads, value[1]) if has_aux else grads  # type: ignore[index]  # (out, aux)
 
-    _made_by[grad_fn] = vg
+    _made_by[grad_fn] = spec
     return grad_fn
 
 
@@ -313,6 +351,24 @@ def value_and_grad(
     has_aux: Literal[False] = False,
 ) -> Fn[Concatenate[T, T1, T2, T3, P], tuple[float, tuple[T, T1, T2, T3]]]: ...
 @overload
+def value_and_grad(  # type: ignore[overload-overlap]  # first match wins: -1 is also an int
+    fn: Callable[[*Ts, Node], Scalar],
+    argnums: Literal[-1],
+    has_aux: Literal[False] = False,
+) -> Positional[*Ts, float, tuple[float, float]]: ...
+@overload
+def value_and_grad(  # type: ignore[overload-overlap]  # first match wins: -1 is also an int
+    fn: Callable[[*Ts, T], Scalar],
+    argnums: Literal[-1],
+    has_aux: Literal[False] = False,
+) -> Positional[*Ts, T, tuple[float, T]]: ...
+@overload
+def value_and_grad(  # type: ignore[overload-overlap]  # first match wins: a tuple of ints too
+    fn: Callable[[T1, *Ts, T2], Scalar],
+    argnums: tuple[Literal[0], Literal[-1]],
+    has_aux: Literal[False] = False,
+) -> Positional[T1, *Ts, T2, tuple[float, tuple[T1, T2]]]: ...
+@overload
 def value_and_grad(
     fn: Callable[P, Scalar], argnums: int, has_aux: Literal[False] = False
 ) -> Fn[P, tuple[float, object]]: ...
@@ -332,108 +388,70 @@ def value_and_grad(
     >>> ag.value_and_grad(lambda x: x * x + 1.0)(3.0)
     (10.0, 6.0)
     """
-    vg = _ValueAndGrad(fn, argnums, has_aux, "value_and_grad")
+    spec = Arguments(fn, argnums, "value_and_grad", has_aux, returns="scalar")
 
     @functools.wraps(fn)
     def value_and_grad_fn(*args: object, **kwargs: object) -> object:
-        return vg(args, kwargs)
+        return _value_and_grad(spec, args, kwargs)
 
-    _made_by[value_and_grad_fn] = vg
+    _made_by[value_and_grad_fn] = spec
     return value_and_grad_fn
 
 
 # ---- the machinery ----------------------------------------------------------
 
-_made_by: weakref.WeakKeyDictionary[Callable[..., object], _ValueAndGrad] = (
-    weakref.WeakKeyDictionary()
-)
-"""The differentiation behind each function `grad` and `value_and_grad` return, so
-`jit` can compile the function's backward pass instead of tracing the sweep."""
+_made_by: weakref.WeakKeyDictionary[Callable[..., object], Arguments] = weakref.WeakKeyDictionary()
+"""The argument specification behind each function `grad` and `value_and_grad` return,
+so `jit` can compile the function's backward pass instead of tracing the sweep."""
 
 
-def transform_of(fn: Callable[..., object]) -> _ValueAndGrad | None:
-    """The `_ValueAndGrad` that ``fn`` runs, if `grad` or `value_and_grad` made it."""
+def transform_of(fn: Callable[..., object]) -> Arguments | None:
+    """The `Arguments` that ``fn`` differentiates, if `grad` or `value_and_grad` made it."""
     try:
         return _made_by.get(fn)
     except TypeError:  # not weak-referenceable: not one of ours
         return None
 
 
-class _ValueAndGrad:
-    """Differentiate ``fn`` with respect to positional arguments ``argnums``."""
+def _value_and_grad(
+    spec: Arguments, args: tuple[object, ...], kwargs: dict[str, object]
+) -> tuple[object, object]:
+    """``(value, gradients)`` of one call (``((value, aux), gradients)`` with ``has_aux``)."""
+    vs = spec.variables(args)  # errors before any work
+    level = nesting.get()
+    nested = level > 0  # then results may be differentiated again: build nodes
+    token = nesting.set(level + 1)
+    try:
+        result = spec.fn(*vs.args, **kwargs)
+    finally:
+        nesting.reset(token)
 
-    def __init__(
-        self, fn: Callable[..., object], argnums: int | tuple[int, ...], has_aux: bool, name: str
-    ) -> None:
-        if not callable(fn):
-            raise TypeError(f"{name}() needs a function, got {type(fn).__name__} {fn!r:.60}")
-        self.fn = fn
-        self.argnums = _check_argnums(argnums, name)
-        self.single = isinstance(argnums, int)
-        self.has_aux = has_aux
-        self.name = name
-        self.arg_names = _positional_names(fn)
+    out, aux = scalar_output(spec, result)
+    grads = _sweep(out, vs.all, nested)
+    g = vs.shape([grads.get(v, 0.0) for v in vs.all], spec.single)
+    value: object = out if nested or not isinstance(out, _Arith) else out.value
+    if spec.has_aux:
+        value = (value, aux if nested else aux_values(aux))
+    return value, g
 
-    def __call__(
-        self, args: tuple[object, ...], kwargs: dict[str, object]
-    ) -> tuple[object, object]:
-        self.check_positional(args)
-        flat = [flatten(args[i], self._root(i)) for i in self.argnums]  # errors before any work
-        variables = [[_variable(x) for x in leaves] for leaves, _ in flat]
-        new_args = list(args)
-        for i, vs, (_, tree) in zip(self.argnums, variables, flat, strict=True):
-            new_args[i] = unflatten(tree, vs)
 
-        nested = nesting.get() > 0  # then results may be differentiated again: build nodes
-        token = nesting.set(nesting.get() + 1)
-        try:
-            result = self.fn(*new_args, **kwargs)
-        finally:
-            nesting.reset(token)
+def scalar_output(spec: Arguments, result: object) -> tuple[Scalar, object]:
+    """``(scalar, aux)`` of what a `grad`'s function returned; a number becomes a float.
 
-        out, aux = self._split(result)
-        all_vars = [v for vs in variables for v in vs]
-        grads = _sweep(out, all_vars, nested)
-        trees = [
-            unflatten(tree, [grads.get(v, 0.0) for v in vs])
-            for vs, (_, tree) in zip(variables, flat, strict=True)
-        ]
-        value: object = out if nested or not isinstance(out, _Arith) else out.value
-        if self.has_aux:
-            value = (value, aux if nested else _values(aux))
-        return value, trees[0] if self.single else tuple(trees)
-
-    def check_positional(self, args: tuple[object, ...]) -> None:
-        """Raise `TypeError` if a differentiated argument is missing."""
-        for i in self.argnums:
-            if i >= len(args):
-                raise TypeError(
-                    f"{self.name}(..., argnums={i}): the function was called with "
-                    f"{len(args)} positional argument(s); differentiated arguments are positional"
-                )
-
-    def _root(self, i: int) -> str:
-        return self.arg_names[i] if i < len(self.arg_names) else f"args[{i}]"
-
-    def _split(self, result: object) -> tuple[Scalar, object]:
-        aux: object = None
-        if self.has_aux:
-            if not (isinstance(result, tuple) and len(result) == 2):
-                raise TypeError(
-                    f"{self.name}(..., has_aux=True) needs the function to return a pair "
-                    f"(scalar, aux), got {_describe(result)}"
-                )
-            result, aux = result
-        if isinstance(result, _Arith):
-            return result, aux  # type: ignore[return-value]  # every _Arith is a Node
-        if isinstance(result, float):
-            return float(result), aux  # numpy.float64 and other subclasses: a plain float
-        if type(result) is not bool and isinstance(result, int):
-            return int_to_float(result), aux  # float(10**400) would raise OverflowError
-        raise TypeError(
-            f"{self.name}() needs the function to return a scalar (a float or a Node), "
-            f"got {_describe(result)}; for several outputs use jacobian()"
-        )
+    Raises:
+        TypeError: if it is not a pair with ``has_aux``, or the output is not a scalar.
+    """
+    out, aux = spec.split(result) if spec.has_aux else (result, None)
+    if isinstance(out, _Arith):
+        return out, aux  # type: ignore[return-value]  # every _Arith is a Node
+    if isinstance(out, float):
+        return float(out), aux  # numpy.float64 and other subclasses: a plain float
+    if type(out) is not bool and isinstance(out, int):
+        return int_to_float(out), aux  # float(10**400) would raise OverflowError
+    raise TypeError(
+        f"{spec.name}() needs the function to return a scalar (a float or a Node), "
+        f"got {describe(out)}; for several outputs use jacobian()"
+    )
 
 
 def _sweep(out: Scalar, variables: list[Node], nested: bool) -> Mapping[Node, Scalar]:
@@ -443,77 +461,6 @@ def _sweep(out: Scalar, variables: list[Node], nested: bool) -> Mapping[Node, Sc
     if nested:
         return backward(out, 1.0, node_view, stop=wanted, keep=wanted)
     return backward(out, 1.0, float_view, stop=wanted, keep=wanted)
-
-
-def _variable(x: Scalar) -> Node:
-    """A fresh variable for one leaf position.
-
-    A node leaf (from an outer transform) becomes ``x * 1.0``: the same value,
-    linked to ``x``, but its own variable even when one node fills two positions.
-    """
-    return Mul(x, VARIABLE_ONE) if isinstance(x, _Arith) else Leaf(x)
-
-
-def _values(tree: object, root: str = "aux") -> object:
-    """``tree`` with every node replaced by its float value (for aux outputs).
-
-    Raises:
-        TypeError: naming the path of a leaf that is an unknown object (see `result_leaves`).
-    """
-    leaves, shape = result_leaves(tree, root)
-    if not any(isinstance(x, _Arith) for x in leaves):
-        return tree
-    return unflatten(shape, [x.value if isinstance(x, _Arith) else x for x in leaves])  # type: ignore[attr-defined]  # every _Arith has a value
-
-
-_RESULT_LEAVES = (_Arith, int, float, complex, str, bytes)
-"""Leaves of a result or aux: nodes, and immutable values that cannot hold a node."""
-
-
-def result_leaves(tree: object, root: str) -> tuple[list[object], TreeDef]:
-    """The leaves of a function's result (or aux) and its shape, every leaf a node or a number.
-
-    A set, a dataclass or any other object that is not a pytree container
-    could hold nodes that would outlive the transform (a node from a `jit`
-    trace, a variable of `grad`), so it is refused rather than returned as it is.
-
-    Raises:
-        TypeError: naming the path (``aux['stats']``) of the first such leaf.
-    """
-    leaves, shape = flatten_any(tree)
-    for i, x in enumerate(leaves):
-        if not isinstance(x, _RESULT_LEAVES):
-            raise TypeError(
-                f"{paths(shape, root)[i]} is a {type(x).__name__} ({x!r:.60}), which a transform "
-                "cannot convert: results and aux are pytrees (lists, tuples, dicts, NamedTuples, "
-                "attrs classes, None) of nodes, numbers and strings"
-            )
-    return leaves, shape
-
-
-def _check_argnums(argnums: object, name: str) -> tuple[int, ...]:
-    nums = argnums if isinstance(argnums, tuple) else (argnums,)
-    if not nums or not all(type(i) is int and i >= 0 for i in nums):
-        raise TypeError(
-            f"{name}(): argnums must be a non-negative int or a non-empty tuple of them, "
-            f"got {argnums!r}"
-        )
-    if len(set(nums)) != len(nums):
-        raise ValueError(f"{name}(): argnums {argnums!r} repeats an argument")
-    return nums
-
-
-def _positional_names(fn: Callable[..., object]) -> list[str]:
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):  # builtins and some C callables have none
-        return []
-    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    return [p.name for p in params if p.kind in kinds]
-
-
-def _describe(x: object) -> str:
-    return f"{type(x).__name__} {x!r:.60}"
 
 
 def gradients(out: Node) -> Mapping[Node, float]:
@@ -529,7 +476,7 @@ def gradients(out: Node) -> Mapping[Node, float]:
     (4.0, 2.0)
     """
     if not isinstance(out, _Arith):
-        raise TypeError(f"gradients() needs a Node, got {_describe(out)}")
+        raise TypeError(f"gradients() needs a Node, got {describe(out)}")
     return backward(out, 1.0, float_view)
 
 

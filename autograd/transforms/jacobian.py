@@ -14,8 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Concatenate, Literal, ParamSpec, TypeVar, TypeVarTuple, overload
 
 from autograd.core.nodes import Node, Scalar
+from autograd.transforms.arguments import Arguments
 from autograd.transforms.grad import Fn
-from autograd.transforms.linearize import _Spec, hessian_impl, jacobian_impl, jvp_impl, vjp_impl
+from autograd.transforms.linearize import hessian_impl, jacobian_impl, jvp_impl, vjp_impl
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -334,7 +335,7 @@ def jacobian(
     >>> ag.jacobian(lambda x: [x[0] * x[1], x[0] + 2.0 * x[1]])([3.0, 5.0])
     [[5.0, 3.0], [1.0, 2.0]]
     """
-    return jacobian_impl(_Spec(fn, argnums, "jacobian", has_aux))
+    return jacobian_impl(Arguments(fn, argnums, "jacobian", has_aux))
 
 
 # ---- hessian ------------------------------------------------------------------
@@ -427,4 +428,4 @@ def hessian(
     >>> ag.hessian(lambda x: x[0] ** 3.0 * x[1])([2.0, 5.0])
     [[60.0, 12.0], [12.0, 0.0]]
     """
-    return hessian_impl(_Spec(fn, argnums, "hessian", has_aux))
+    return hessian_impl(Arguments(fn, argnums, "hessian", has_aux))

@@ -14,13 +14,7 @@ from collections.abc import Callable, Sequence
 from autograd.core.context import nesting
 from autograd.core.nodes import Scalar, _Arith
 from autograd.pytree import Kind, TreeDef, flatten, unflatten
-from autograd.transforms.grad import (
-    _check_argnums,
-    _describe,
-    _positional_names,
-    _values,
-    _variable,
-)
+from autograd.transforms.arguments import Arguments, aux_values, describe
 from autograd.walks import ONE, backward, backward_many, forward, views
 
 
@@ -53,96 +47,37 @@ def run_nested(
 # ---- the transforms, untyped (the typed surface is in jacobian.py) ----------
 
 
-def _callable(fn: object, name: str) -> None:
-    if not callable(fn):
-        raise TypeError(f"{name}() needs a function, got {_describe(fn)}")
-
-
 def _positional(xs: object, what: str, name: str) -> Sequence[object]:
     if not isinstance(xs, tuple | list):
         raise TypeError(
             f"{name}(): {what} must be a tuple or list of the function's positional "
-            f"arguments, got {_describe(xs)}"
+            f"arguments, got {describe(xs)}"
         )
     return xs
 
 
-def split_aux(out: object, has_aux: bool, name: str, nested: bool) -> tuple[object, object]:
-    """``(output, aux)`` of a ``has_aux`` function (aux with floats at top level)."""
-    if not has_aux:
-        return out, None
-    if not (isinstance(out, tuple) and len(out) == 2):
-        raise TypeError(
-            f"{name}(..., has_aux=True) needs the function to return a pair (output, aux), "
-            f"got {_describe(out)}"
-        )
-    return out[0], out[1] if nested else _values(out[1])
-
-
-class _Vars:
-    """Fresh variables for the differentiated arguments of one call."""
-
-    def __init__(self, args: Sequence[object], nums: Sequence[int], roots: Sequence[str]) -> None:
-        flat = [flatten(args[i], root) for i, root in zip(nums, roots, strict=True)]
-        self.trees = [tree for _, tree in flat]
-        self.groups = [[_variable(x) for x in leaves] for leaves, _ in flat]
-        self.all = [v for vs in self.groups for v in vs]
-        self.args = list(args)
-        for i, vs, tree in zip(nums, self.groups, self.trees, strict=True):
-            self.args[i] = unflatten(tree, vs)
-
-    def shape(self, flat: Sequence[object], single: bool) -> object:
-        """Values for `all`, in order, rebuilt as the arguments (a tuple of them unless single)."""
-        trees: list[object] = []
-        start = 0
-        for vs, tree in zip(self.groups, self.trees, strict=True):
-            trees.append(unflatten(tree, flat[start : start + len(vs)]))
-            start += len(vs)
-        return trees[0] if single else tuple(trees)
-
-
-class _Spec:
-    """A transform's ``argnums``, checked when the transform is made."""
-
-    def __init__(
-        self, fn: object, argnums: int | tuple[int, ...], name: str, has_aux: bool = False
-    ) -> None:
-        _callable(fn, name)
-        self.has_aux = has_aux
-        self.fn: Callable[..., object] = fn  # type: ignore[assignment]  # checked callable above
-        self.nums = _check_argnums(argnums, name)
-        self.single = isinstance(argnums, int)
-        self.name = name
-        self.arg_names = _positional_names(self.fn)
-
-    def variables(self, args: tuple[object, ...]) -> _Vars:
-        for i in self.nums:
-            if i >= len(args):
-                raise TypeError(
-                    f"{self.name}(..., argnums={i}): the function was called with "
-                    f"{len(args)} positional argument(s); differentiated arguments are positional"
-                )
-        roots = [self.arg_names[i] if i < len(self.arg_names) else f"args[{i}]" for i in self.nums]
-        return _Vars(args, self.nums, roots)
+def _split_aux(spec: Arguments, out: object, nested: bool) -> tuple[object, object]:
+    """``(output, aux)``, aux with floats at top level."""
+    out, aux = spec.split(out)
+    return out, aux if nested or not spec.has_aux else aux_values(aux)
 
 
 def jvp_impl(
     fn: object, primals: object, tangents: object, has_aux: bool = False
 ) -> tuple[object, ...]:
     """`jvp` without the typed surface."""
-    _callable(fn, "jvp")
+    spec = Arguments(fn, None, "jvp", has_aux)
     ps = _positional(primals, "primals", "jvp")
     ts = _positional(tangents, "tangents", "jvp")
     if len(ps) != len(ts):
         raise TypeError(f"jvp(): {len(ps)} primals but {len(ts)} tangents")
     flat_t = [flatten(t, f"tangents[{i}]") for i, t in enumerate(ts)]
-    vs = _Vars(ps, range(len(ps)), [f"primals[{i}]" for i in range(len(ps))])
+    vs = spec.variables(ps)
     for i, (tree, (_, t_tree)) in enumerate(zip(vs.trees, flat_t, strict=True)):
         if tree != t_tree:
             raise TypeError(f"jvp(): tangents[{i}] does not have the structure of primals[{i}]")
     nested = nesting.get() > 0
-    out = run_nested(fn, vs.args, {})  # type: ignore[arg-type]  # checked callable above
-    out, aux = split_aux(out, has_aux, "jvp", nested)
+    out, aux = _split_aux(spec, run_nested(spec.fn, vs.args, {}), nested)
     leaves, out_tree = output_leaves(out, "jvp")
     seeds = dict(zip(vs.all, [t for leaves_t, _ in flat_t for t in leaves_t], strict=True))
     roots = [x for x in leaves if isinstance(x, _Arith)]
@@ -154,11 +89,10 @@ def jvp_impl(
 
 def vjp_impl(fn: object, primals: Sequence[object], has_aux: bool = False) -> tuple[object, ...]:
     """`vjp` without the typed surface."""
-    _callable(fn, "vjp")
-    vs = _Vars(primals, range(len(primals)), [f"primals[{i}]" for i in range(len(primals))])
+    spec = Arguments(fn, None, "vjp", has_aux)
+    vs = spec.variables(primals)
     nested = nesting.get() > 0
-    out = run_nested(fn, vs.args, {})  # type: ignore[arg-type]  # checked callable above
-    out, aux = split_aux(out, has_aux, "vjp", nested)
+    out, aux = _split_aux(spec, run_nested(spec.fn, vs.args, {}), nested)
     leaves, out_tree = output_leaves(out, "vjp")
     wanted = set(vs.all)
 
@@ -167,7 +101,7 @@ def vjp_impl(fn: object, primals: Sequence[object], has_aux: bool = False) -> tu
         if ct_tree != out_tree:
             raise TypeError(
                 "vjp_fn(cotangent): the cotangent must have the structure of the "
-                f"function's output, got {_describe(cotangent)}"
+                f"function's output, got {describe(cotangent)}"
             )
         now_nested = nested or nesting.get() > 0
         seeds = [(x, c) for x, c in zip(leaves, cts, strict=True) if isinstance(x, _Arith)]
@@ -179,15 +113,14 @@ def vjp_impl(fn: object, primals: Sequence[object], has_aux: bool = False) -> tu
     return (value, vjp_fn, aux) if has_aux else (value, vjp_fn)
 
 
-def jacobian_impl(spec: _Spec) -> Callable[..., object]:
+def jacobian_impl(spec: Arguments) -> Callable[..., object]:
     """`jacobian` without the typed surface."""
 
     @functools.wraps(spec.fn)
     def jacobian_fn(*args: object, **kwargs: object) -> object:
         vs = spec.variables(args)
         nested = nesting.get() > 0
-        out = run_nested(spec.fn, vs.args, kwargs)
-        out, aux = split_aux(out, spec.has_aux, "jacobian", nested)
+        out, aux = _split_aux(spec, run_nested(spec.fn, vs.args, kwargs), nested)
         leaves, out_tree = output_leaves(out, "jacobian")
         wanted = set(vs.all)
         rows = []
@@ -203,19 +136,18 @@ def jacobian_impl(spec: _Spec) -> Callable[..., object]:
     return jacobian_fn
 
 
-def hessian_impl(spec: _Spec) -> Callable[..., object]:
+def hessian_impl(spec: Arguments) -> Callable[..., object]:
     """`hessian` without the typed surface."""
 
     @functools.wraps(spec.fn)
     def hessian_fn(*args: object, **kwargs: object) -> object:
         vs = spec.variables(args)
         nested = nesting.get() > 0
-        out = run_nested(spec.fn, vs.args, kwargs)
-        out, aux = split_aux(out, spec.has_aux, "hessian", nested)
+        out, aux = _split_aux(spec, run_nested(spec.fn, vs.args, kwargs), nested)
         leaves, tree = output_leaves(out, "hessian")
         if tree.kind is not Kind.LEAF:
             raise TypeError(
-                f"hessian() needs the function to return a scalar, got {_describe(out)}; "
+                f"hessian() needs the function to return a scalar, got {describe(out)}; "
                 "for several outputs use jacobian(jacobian(fn))"
             )
         wanted = set(vs.all)

@@ -19,6 +19,7 @@ from typing import Literal, Protocol, TypeAlias, TypeVar, overload
 
 from autograd.core.nodes import Scalar
 from autograd.pytree import flatten_any, unflatten
+from autograd.transforms.arguments import positional_names
 from autograd.transforms.batch import (
     LEAF_AXES,
     Arg,
@@ -30,7 +31,6 @@ from autograd.transforms.batch import (
     in_spec,
     stack_outputs,
 )
-from autograd.transforms.grad import _positional_names
 
 X = TypeVar("X", bound=Scalar)
 X1 = TypeVar("X1", bound=Scalar)
@@ -162,7 +162,7 @@ def vmap(
         raise TypeError(f"vmap() needs a function, got {describe(fn)}")
     ins = in_spec(in_axes)
     outs_axes = axes_tree(out_axes, "out_axes")
-    names = _positional_names(fn)
+    names = positional_names(fn)
 
     @functools.wraps(fn)
     def mapped(*args: object, **kwargs: object) -> object:
