@@ -18,7 +18,20 @@ from collections.abc import Mapping
 from hypothesis import strategies as st
 from micrograd.engine import Value
 
-from autograd.testing import Binary, Call, Conventions, EngineMismatch, Expr, Neg, Num, Op, Var, check_engine, floats, postorder
+from autograd.testing import (
+    Binary,
+    Call,
+    Conventions,
+    EngineMismatch,
+    Expr,
+    Neg,
+    Num,
+    Op,
+    Var,
+    check_engine,
+    floats,
+    postorder,
+)
 
 MICROGRAD_OPS: tuple[Op, ...] = ("+", "-", "*", "/", "**", "neg", "relu")
 
