@@ -186,15 +186,19 @@ class Variables:
         groups: the variables of each differentiated argument, in ``argnums`` order.
         trees: the structure of each differentiated argument.
         all: every variable, flat, in order.
+        linked: whether some differentiated leaf is a node, not a number: then
+            `grad`'s results are nodes linked to its graph (node in, node out).
     """
 
-    __slots__ = ("all", "args", "groups", "trees")
+    __slots__ = ("all", "args", "groups", "linked", "trees")
 
     def __init__(self, args: Sequence[object], nums: Sequence[int], roots: Sequence[str]) -> None:
         flat = [flatten(args[i], root) for i, root in zip(nums, roots, strict=True)]  # errors first
         self.trees = [tree for _, tree in flat]
         self.groups = [[variable(x) for x in leaves] for leaves, _ in flat]
         self.all = [v for vs in self.groups for v in vs]
+        # a node argument (a user's Leaf, an outer graph): results are nodes linked to it
+        self.linked = any(type(v) is not Leaf for v in self.all)
         self.args = list(args)
         for i, vs, tree in zip(nums, self.groups, self.trees, strict=True):
             self.args[i] = unflatten(tree, vs)

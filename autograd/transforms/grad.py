@@ -419,7 +419,7 @@ def _value_and_grad(
     """``(value, gradients)`` of one call (``((value, aux), gradients)`` with ``has_aux``)."""
     vs = spec.variables(args)  # errors before any work
     level = nesting.get()
-    nested = level > 0  # then results may be differentiated again: build nodes
+    nested = level > 0 or vs.linked  # results may be differentiated again: build nodes
     token = nesting.set(level + 1)
     try:
         result = spec.fn(*vs.args, **kwargs)
