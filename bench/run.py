@@ -157,6 +157,7 @@ def workloads(quick: bool) -> list[tuple[str, dict[str, Callable[[], w.Step]], i
         rows.append((f"W3 tanh chain N={n:,}", row("w3", n, skip=skip), reps))
     n4 = 1_000 if quick else 100_000
     rows.append((f"W4 wide sum N={n4:,}", row("w4", n4), 3 if quick else 7))
+    rows.append(("W5 second derivative", row("w5"), 11 if quick else 201))
     return rows
 
 

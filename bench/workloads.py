@@ -402,3 +402,55 @@ def w4_floor(n: int) -> Step:
         return sum([w * x for w, x in zip(ws, xs, strict=True)]), list(xs)
 
     return step
+
+
+# ---- W5: a second derivative: f'(x) and f''(x) of f = tanh(x)**3 * exp(x) at 0.3 ----
+
+
+def curve(x: ag.Scalar) -> ag.Scalar:
+    return ag.tanh(x) ** 3 * ag.exp(x)
+
+
+def _w5_ours(vg: Callable[..., object]) -> Step:
+    def step() -> Result:
+        d1, d2 = vg(0.3)  # type: ignore[misc]
+        return d1, [d2]
+
+    return step
+
+
+def w5_ours() -> Step:
+    return _w5_ours(ag.value_and_grad(ag.grad(curve)))
+
+
+def w5_jit() -> Step:
+    return _w5_ours(_jit()(ag.value_and_grad(ag.grad(curve))))
+
+
+def w5_micrograd() -> Step:
+    raise Skip("unsupported (micrograd has no second derivatives)")
+
+
+def w5_torch() -> Step:
+    torch: object = _torch()
+
+    def step() -> Result:
+        x = torch.tensor(0.3, dtype=torch.float64, requires_grad=True)  # type: ignore[attr-defined]
+        y = torch.tanh(x) ** 3 * torch.exp(x)  # type: ignore[attr-defined]
+        (d1,) = torch.autograd.grad(y, x, create_graph=True)  # type: ignore[attr-defined]
+        (d2,) = torch.autograd.grad(d1, x)  # type: ignore[attr-defined]
+        return d1.item(), [d2.item()]
+
+    return step
+
+
+def w5_floor() -> Step:
+    def step() -> Result:
+        x = 0.3
+        t, e = math.tanh(x), math.exp(x)
+        s = 1.0 - t * t
+        d1 = e * (3.0 * t * t * s + t * t * t)
+        d2 = e * (6.0 * t * t * s + t * t * t + 6.0 * t * s * s - 6.0 * t * t * t * s)
+        return d1, [d2]
+
+    return step
