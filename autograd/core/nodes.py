@@ -1144,7 +1144,8 @@ class Arcsin(Op):
 
     def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
         x = p(self.x)
-        return (g * divide(1.0, apply(Sqrt, 1.0 - x * x)),)  # torch: grad * (-self * self + 1).rsqrt()
+        # torch: grad * (-self * self + 1).rsqrt(); rsqrt(v) is 1 / sqrt(v) (nan for v < 0)
+        return (g * divide(1.0, apply(Sqrt, 1.0 - x * x)),)
 
 
 @final
@@ -1161,7 +1162,8 @@ class Arccos(Op):
 
     def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
         x = p(self.x)
-        return (g * -divide(1.0, apply(Sqrt, 1.0 - x * x)),)  # torch: grad * -((-self * self + 1).rsqrt())
+        # torch: grad * -((-self * self + 1).rsqrt())
+        return (g * -divide(1.0, apply(Sqrt, 1.0 - x * x)),)
 
 
 @final
