@@ -67,3 +67,37 @@ from autograd.transforms.vmap import vmap as vmap
 from autograd.viz import to_dot as to_dot
 
 __version__ = "0.1.0"
+
+from autograd.core.functions import Binary as Binary
+from autograd.core.functions import arccos as arccos
+from autograd.core.functions import arcsin as arcsin
+from autograd.core.functions import arctan as arctan
+from autograd.core.functions import arctan2 as arctan2
+from autograd.core.functions import cosh as cosh
+from autograd.core.functions import exp2 as exp2
+from autograd.core.functions import expm1 as expm1
+from autograd.core.functions import hypot as hypot
+from autograd.core.functions import log1p as log1p
+from autograd.core.functions import log2 as log2
+from autograd.core.functions import log10 as log10
+from autograd.core.functions import maximum as maximum
+from autograd.core.functions import minimum as minimum
+from autograd.core.functions import sign as sign
+from autograd.core.functions import sinh as sinh
+from autograd.core.functions import tan as tan
+from autograd.core.nodes import Arccos as Arccos
+from autograd.core.nodes import Arcsin as Arcsin
+from autograd.core.nodes import Arctan as Arctan
+from autograd.core.nodes import Arctan2 as Arctan2
+from autograd.core.nodes import Cosh as Cosh
+from autograd.core.nodes import Exp2 as Exp2
+from autograd.core.nodes import Expm1 as Expm1
+from autograd.core.nodes import Hypot as Hypot
+from autograd.core.nodes import Log1p as Log1p
+from autograd.core.nodes import Log2 as Log2
+from autograd.core.nodes import Log10 as Log10
+from autograd.core.nodes import Maximum as Maximum
+from autograd.core.nodes import Minimum as Minimum
+from autograd.core.nodes import Sign as Sign
+from autograd.core.nodes import Sinh as Sinh
+from autograd.core.nodes import Tan as Tan

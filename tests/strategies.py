@@ -155,6 +155,64 @@ def _public(name: str) -> Callable[[Scalar], Scalar]:
     return fn
 
 
+def _off_poles(v: Scalar) -> Scalar:
+    if not abs(math.cos(_value(v))) >= 0.1:  # tan: its derivative blows up at the poles
+        raise Unsuitable
+    return v
+
+
+def _inside_unit(v: Scalar) -> Scalar:
+    if not abs(_value(v)) <= 1.0 - MIN_ARG:  # arcsin, arccos: infinite slope at ±1
+        raise Unsuitable
+    return v
+
+
+def _above_minus_one(v: Scalar) -> Scalar:
+    if not _value(v) >= MIN_ARG - 1.0:  # log1p: -inf at -1
+        raise Unsuitable
+    return v
+
+
+def _off_origin_and_cut(u: Scalar, v: Scalar) -> tuple[Scalar, Scalar]:
+    a, b = _value(u), _value(v)
+    if not math.hypot(a, b) >= MIN_ARG:  # arctan2, hypot: no derivative at the origin
+        raise Unsuitable
+    if b < 0.0 and not abs(a) >= MIN_ARG:  # arctan2 jumps by 2 pi across the negative axis
+        raise Unsuitable
+    return u, v
+
+
+def _apart(u: Scalar, v: Scalar) -> tuple[Scalar, Scalar]:
+    if not abs(_value(u) - _value(v)) >= MIN_ARG:  # maximum, minimum: a kink at ties
+        raise Unsuitable
+    return u, v
+
+
+UNARY_14: dict[str, tuple[Callable[[Scalar], Scalar], Callable[[MP], MP]]] = {
+    "tan": (lambda v: ag.tan(_off_poles(v)), mpmath.tan),
+    "sinh": (ag.sinh, mpmath.sinh),
+    "cosh": (ag.cosh, mpmath.cosh),
+    "arcsin": (lambda v: ag.arcsin(_inside_unit(v)), mpmath.asin),
+    "arccos": (lambda v: ag.arccos(_inside_unit(v)), mpmath.acos),
+    "arctan": (ag.arctan, mpmath.atan),
+    "log1p": (lambda v: ag.log1p(_above_minus_one(v)), mpmath.log1p),
+    "expm1": (ag.expm1, mpmath.expm1),
+    "log2": (lambda v: ag.log2(_arg(v)), lambda v: mpmath.log(v, 2)),
+    "log10": (lambda v: ag.log10(_arg(v)), mpmath.log10),
+    "exp2": (ag.exp2, lambda v: mpmath.power(2, v)),
+    "sign": (lambda v: ag.sign(_off_kink(v)), mpmath.sign),
+}
+"""Issue 14's one-input ops, each kept where both oracles are reliable."""
+
+BINARY_14: dict[str, tuple[Callable[[Scalar, Scalar], Scalar], Callable[[MP, MP], MP]]] = {
+    "arctan2": (lambda u, v: ag.arctan2(*_off_origin_and_cut(u, v)), mpmath.atan2),
+    "hypot": (lambda u, v: ag.hypot(*_off_origin_and_cut(u, v)), mpmath.hypot),
+    "maximum": (lambda u, v: ag.maximum(*_apart(u, v)), lambda u, v: max(u, v)),
+    "minimum": (lambda u, v: ag.minimum(*_apart(u, v)), lambda u, v: min(u, v)),
+}
+"""Issue 14's two-input ops (not in the expression grammar: Python functions only)."""
+
+
 UNARY: dict[str, tuple[Callable[[Scalar], Scalar], Callable[[MP], MP]]] = {
     "exp": (ag.exp, mpmath.exp),
     "log": (lambda v: ag.log(_arg(v)), mpmath.log),
@@ -166,6 +224,7 @@ UNARY: dict[str, tuple[Callable[[Scalar], Scalar], Callable[[MP], MP]]] = {
     "sqrt": (lambda v: _arg(v) ** 0.5, mpmath.sqrt),
     "recip": (lambda v: 1.0 / _arg(v), lambda v: 1 / v),
     **_new_ops(),
+    **UNARY_14,
 }
 """Each unary op: the engine's version (refusing bad arguments) and mpmath's."""
 
@@ -175,6 +234,7 @@ BINARY: dict[str, tuple[Callable[[Scalar, Scalar], Scalar], Callable[[MP, MP], M
     "mul": (lambda u, v: u * v, lambda u, v: u * v),
     "div": (lambda u, v: u / _arg(v), lambda u, v: u / v),
     "pow": (lambda u, v: _arg(u) ** v, lambda u, v: u**v),
+    **BINARY_14,
 }
 """Each binary op: the engine's version and mpmath's."""
 

@@ -122,6 +122,19 @@ _TORCH_FNS: dict[str, Callable[[Tensor], Tensor]] = {
     "abs": torch.abs,
     "sin": torch.sin,
     "cos": torch.cos,
+    # issue 14's one-input ops: NumPy's names, PyTorch's functions
+    "tan": torch.tan,
+    "sinh": torch.sinh,
+    "cosh": torch.cosh,
+    "arcsin": torch.asin,
+    "arccos": torch.acos,
+    "arctan": torch.atan,
+    "log1p": torch.log1p,
+    "expm1": torch.expm1,
+    "log2": torch.log2,
+    "log10": torch.log10,
+    "exp2": torch.exp2,
+    "sign": torch.sign,
 }
 
 
@@ -211,10 +224,16 @@ def _op_classes(*names: str) -> tuple[type[Node], ...]:
     return tuple(getattr(autograd, name) for name in names if hasattr(autograd, name))
 
 
-_TRANSCENDENTAL = (Exp, Log, Tanh, Sigmoid, Pow, *_op_classes("Sin", "Cos"))
-_KINK_AT_ZERO = _op_classes("Sqrt", "Abs")
+_MORE = ("Tan", "Sinh", "Cosh", "Arcsin", "Arccos", "Arctan", "Log1p", "Expm1", "Log2", "Log10")
+_TRANSCENDENTAL = (Exp, Log, Tanh, Sigmoid, Pow, *_op_classes("Sin", "Cos", *_MORE, "Exp2"))
+_KINK_AT_ZERO = _op_classes("Sqrt", "Abs", "Sign", "Log2", "Log10")
 """Ops whose value or derivative jumps at an input of 0 (sqrt: nan below, inf at 0;
-abs: the derivative's sign), so rounding that moves the input across 0 changes the branch."""
+abs: the derivative's sign; sign: its value; log2, log10: -inf at 0, nan below), so
+rounding that moves the input across 0 changes the branch."""
+_KINK_AT_MINUS_ONE = _op_classes("Log1p", "Arcsin", "Arccos")
+"""log1p: -inf at -1, nan below; arcsin, arccos: an infinite slope at -1."""
+_KINK_AT_ONE = _op_classes("Arcsin", "Arccos")
+"""arcsin, arccos: an infinite slope at 1, nan beyond."""
 
 
 def error_bounds(roots: Iterable[Node]) -> dict[Node, float]:
@@ -274,10 +293,15 @@ def branch_point_within_error(roots: Iterable[Node], bound: Mapping[Node, float]
     """Whether rounding could send some input across a branch of pow, log or relu."""
     for root in roots:
         for node, ins in toposort(root):
-            if isinstance(node, _KINK_AT_ZERO):
-                x_bound = bound[ins[0]]
-                if x_bound > 0.0 and abs(ins[0].value) <= x_bound:
-                    return True
+            for kinds, at in (
+                (_KINK_AT_ZERO, 0.0),
+                (_KINK_AT_MINUS_ONE, -1.0),
+                (_KINK_AT_ONE, 1.0),
+            ):
+                if isinstance(node, kinds):
+                    x_bound = bound[ins[0]]
+                    if x_bound > 0.0 and abs(ins[0].value - at) <= x_bound:
+                        return True
             match node:
                 case Relu(x=x) | Log(x=x) if bound[x] > 0.0 and abs(x.value) <= bound[x]:
                     return True
@@ -424,7 +448,8 @@ def test_first_order_node_sweep_equals_the_public_float_api(
     assert [repr(v) for v in ours] == [repr(v) for v in public]
 
 
-# Section 9's edges inside programs, once sqrt, abs, sin and cos are in the grammar.
+# Section 9's edges inside programs, once sqrt, abs, sin and cos are in the grammar; and
+# issue 14's. Its two-input ops are not in the grammar: tests/test_more_ops.py compares them.
 NEW_OP_ROWS: list[tuple[str, dict[str, float]]] = (
     [
         ("sqrt(x)", {"x": -0.0}),  # -0.0, d/dx -inf, d2 inf
@@ -433,6 +458,15 @@ NEW_OP_ROWS: list[tuple[str, dict[str, float]]] = (
         ("abs(x) + x", {"x": math.nan}),  # abs'(nan) == 0
         ("sin(x) * cos(y)", {"x": 1e22, "y": 2.0**53}),  # huge arguments
         ("cos(x) + sin(x)", {"x": -0.0}),
+        # issue 14's one-input ops at their edges
+        ("tan(x) * y", {"x": 1.5707963267948966, "y": 2.0}),  # next to the pole
+        ("sinh(x) + cosh(x)", {"x": 710.0}),  # the last finite values
+        ("arcsin(x) + arccos(y)", {"x": 1.0, "y": -1.0}),  # infinite slopes
+        ("arctan(x) * x", {"x": 1e200}),  # x * x overflows in the derivative
+        ("log1p(x) * expm1(y)", {"x": -0.5, "y": -40.0}),
+        ("log2(x) + log10(y)", {"x": 1e-300, "y": 1000.0}),
+        ("exp2(x) * sign(y)", {"x": -1074.0, "y": -3.0}),
+        ("sign(x) * x", {"x": math.nan}),  # torch.sign(nan) is 0
     ]
     if hasattr(autograd, "sqrt")
     else []

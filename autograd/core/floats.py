@@ -128,3 +128,108 @@ def sin_float(x: float) -> float:
 def cos_float(x: float) -> float:
     """``cos(x)``; ``cos(±inf)`` is nan (``math.cos`` raises there)."""
     return math.cos(x) if x - x == 0.0 else _NAN
+
+
+def tan_float(x: float) -> float:
+    """``tan(x)``; ``tan(±inf)`` is nan (``math.tan`` raises there)."""
+    return math.tan(x) if x - x == 0.0 else _NAN
+
+
+def sinh_float(x: float) -> float:
+    """``sinh(x)``: overflow gives a signed infinity."""
+    try:
+        return math.sinh(x)
+    except OverflowError:
+        return math.copysign(_INF, x)
+
+
+def cosh_float(x: float) -> float:
+    """``cosh(x)``: overflow gives ``inf``."""
+    try:
+        return math.cosh(x)
+    except OverflowError:
+        return _INF
+
+
+def arcsin_float(x: float) -> float:
+    """``asin(x)``; outside ``[-1, 1]`` it is nan (``math.asin`` raises there)."""
+    return math.asin(x) if -1.0 <= x <= 1.0 else _NAN
+
+
+def arccos_float(x: float) -> float:
+    """``acos(x)``; outside ``[-1, 1]`` it is nan (``math.acos`` raises there)."""
+    return math.acos(x) if -1.0 <= x <= 1.0 else _NAN
+
+
+def arctan_float(x: float) -> float:
+    """``atan(x)``: ``atan(±inf) == ±pi/2``."""
+    return math.atan(x)
+
+
+def arctan2_float(y: float, x: float) -> float:
+    """``atan2(y, x)``, the angle of the point ``(x, y)``; zeros' signs pick ``±0`` or ``±pi``."""
+    return math.atan2(y, x)
+
+
+def hypot_float(x: float, y: float) -> float:
+    """``sqrt(x*x + y*y)`` without intermediate overflow; ``hypot(inf, nan) == inf`` (C99)."""
+    try:
+        return math.hypot(x, y)
+    except OverflowError:
+        return _INF
+
+
+def log1p_float(x: float) -> float:
+    """``log(1 + x)``, accurate near 0: ``log1p(-1) == -inf``, below -1 it is nan."""
+    if x > -1.0:
+        return math.log1p(x)
+    return -_INF if x == -1.0 else _NAN
+
+
+def expm1_float(x: float) -> float:
+    """``exp(x) - 1``, accurate near 0: overflow gives ``inf``, ``expm1(-inf) == -1``."""
+    try:
+        return math.expm1(x)
+    except OverflowError:
+        return _INF
+
+
+def log2_float(x: float) -> float:
+    """Base-2 log: ``log2(±0.0) == -inf``, negative numbers give nan."""
+    if x > 0.0:
+        return math.log2(x)
+    return -_INF if x == 0.0 else _NAN
+
+
+def log10_float(x: float) -> float:
+    """Base-10 log: ``log10(±0.0) == -inf``, negative numbers give nan."""
+    if x > 0.0:
+        return math.log10(x)
+    return -_INF if x == 0.0 else _NAN
+
+
+def exp2_float(x: float) -> float:
+    """``2 ** x``: overflow gives ``inf``."""
+    try:
+        return math.exp2(x)
+    except OverflowError:
+        return _INF
+
+
+def sign_float(x: float) -> float:
+    """-1.0, 0.0 or 1.0, as ``torch.sign``: ``sign(-0.0) == sign(nan) == 0.0``."""
+    return 1.0 if x > 0.0 else -1.0 if x < 0.0 else 0.0
+
+
+def maximum_float(x: float, y: float) -> float:
+    """The larger of two, as ``torch.maximum``: nan if either is nan; ``x`` at a tie."""
+    if x != x or y != y:
+        return _NAN
+    return y if x < y else x
+
+
+def minimum_float(x: float, y: float) -> float:
+    """The smaller of two, as ``torch.minimum``: nan if either is nan; ``x`` at a tie."""
+    if x != x or y != y:
+        return _NAN
+    return y if y < x else x

@@ -17,21 +17,38 @@ from autograd.core.floats import as_float, int_to_float
 from autograd.core.nodes import (
     BUILD1,
     Abs,
+    Arccos,
+    Arcsin,
+    Arctan,
+    Arctan2,
     CompareOp,
     Const,
     Cos,
+    Cosh,
     Exp,
+    Exp2,
+    Expm1,
+    Hypot,
     Log,
+    Log1p,
+    Log2,
+    Log10,
+    Maximum,
+    Minimum,
     Node,
     Op,
     Relu,
     Scalar,
     Sigmoid,
+    Sign,
     Sin,
+    Sinh,
     Sqrt,
+    Tan,
     Tanh,
     Where,
     _Arith,
+    _build2,
     compare,
     lift,
 )
@@ -40,28 +57,47 @@ from autograd.core.sym import Sym
 from autograd.debug import float_nan
 
 __all__ = [
+    "BINARY_FUNCTIONS",
     "FUNCTIONS",
+    "Binary",
     "Comparison",
     "Cond",
     "Elementwise",
     "abs",
+    "arccos",
+    "arcsin",
+    "arctan",
+    "arctan2",
+    "binary",
     "cos",
+    "cosh",
     "dot",
     "elementwise",
     "eq",
     "exp",
+    "exp2",
+    "expm1",
     "ge",
     "gt",
+    "hypot",
     "le",
     "log",
+    "log1p",
+    "log2",
+    "log10",
     "lt",
+    "maximum",
     "mean",
+    "minimum",
     "ne",
     "relu",
     "sigmoid",
+    "sign",
     "sin",
+    "sinh",
     "sqrt",
     "sum",
+    "tan",
     "tanh",
     "where",
 ]
@@ -183,6 +219,201 @@ sigmoid = elementwise(
 
     >>> sigmoid(0.0), sigmoid(-1000.0)
     (0.5, 0.0)
+    """,
+)
+
+tan = elementwise(
+    Tan,
+    """Tangent (``torch.tan``); ``tan(inf)`` is nan, never raising; ``tan' == 1 + tan**2``.
+
+    >>> tan(0.0), tan(float("inf"))
+    (0.0, nan)
+    """,
+)
+sinh = elementwise(
+    Sinh,
+    """Hyperbolic sine (``torch.sinh``); overflows to ``±inf``, never raises.
+
+    >>> sinh(0.0), sinh(1000.0), sinh(-1000.0)
+    (0.0, inf, -inf)
+    """,
+)
+cosh = elementwise(
+    Cosh,
+    """Hyperbolic cosine (``torch.cosh``); overflows to ``inf``, never raises.
+
+    >>> cosh(0.0), cosh(-1000.0)
+    (1.0, inf)
+    """,
+)
+arcsin = elementwise(
+    Arcsin,
+    """Inverse sine (NumPy's name; ``torch.asin``): nan outside ``[-1, 1]``, ``arcsin'(±1) == inf``.
+
+    >>> arcsin(1.0), arcsin(2.0)
+    (1.5707963267948966, nan)
+    """,
+)
+arccos = elementwise(
+    Arccos,
+    """Inverse cosine (NumPy's name; ``torch.acos``): nan outside ``[-1, 1]``, ``-inf`` slope at ±1.
+
+    >>> arccos(1.0), arccos(-2.0)
+    (0.0, nan)
+    """,
+)
+arctan = elementwise(
+    Arctan,
+    """Inverse tangent (NumPy's name; ``torch.atan``); ``arctan(inf) == pi / 2``.
+
+    >>> arctan(1.0), arctan(float("inf"))
+    (0.7853981633974483, 1.5707963267948966)
+    """,
+)
+log1p = elementwise(
+    Log1p,
+    """``log(1 + x)``, exact near 0 (``torch.log1p``); ``log1p(-1.0) == -inf``, below -1 nan.
+
+    >>> log1p(1e-20), log1p(-1.0), log1p(-2.0)
+    (1e-20, -inf, nan)
+    """,
+)
+expm1 = elementwise(
+    Expm1,
+    """``exp(x) - 1``, exact near 0 (``torch.expm1``); overflows to ``inf``, never raises.
+
+    >>> expm1(1e-20), expm1(1000.0), expm1(-1000.0)
+    (1e-20, inf, -1.0)
+    """,
+)
+log2 = elementwise(
+    Log2,
+    """Base-2 logarithm (``torch.log2``); ``log2(0.0) == -inf``, a negative number gives nan.
+
+    >>> log2(8.0), log2(0.0), log2(-1.0)
+    (3.0, -inf, nan)
+    """,
+)
+log10 = elementwise(
+    Log10,
+    """Base-10 logarithm (``torch.log10``); ``log10(0.0) == -inf``, a negative number gives nan.
+
+    >>> log10(1000.0), log10(0.0), log10(-1.0)
+    (3.0, -inf, nan)
+    """,
+)
+exp2 = elementwise(
+    Exp2,
+    """``2 ** x`` (``torch.exp2``); overflows to ``inf``, never raises.
+
+    >>> exp2(10.0), exp2(2000.0)
+    (1024.0, inf)
+    """,
+)
+sign = elementwise(
+    Sign,
+    """-1.0, 0.0 or 1.0, as ``torch.sign``: ``sign(-0.0) == sign(nan) == 0.0``; its gradient is 0.
+
+    (NumPy's ``sign(nan)`` is nan; PyTorch's is 0.0, and ours follows PyTorch.)
+
+    >>> sign(-3.0), sign(-0.0), sign(float("nan"))
+    (-1.0, 0.0, 0.0)
+    """,
+)
+
+
+class Binary(Protocol):
+    """The type of every two-input op function: floats in, a float out; a node in, a node out."""
+
+    __name__: str
+
+    @overload
+    def __call__(self, x: float, y: float, /) -> float: ...
+    @overload
+    def __call__(self, x: Node, y: Scalar, /) -> Node: ...
+    @overload
+    def __call__(self, x: Scalar, y: Node, /) -> Node: ...
+    @overload
+    def __call__(self, x: Scalar, y: Scalar, /) -> Scalar: ...
+
+
+BINARY_FUNCTIONS: dict[str, Binary] = {}
+"""Every two-input op's public function by name, in definition order. The expression
+grammar calls one-input functions only (`FUNCTIONS`): these are for Python code."""
+
+
+def binary(cls: type[Op], doc: str) -> Binary:
+    """The public function of the two-input op ``cls``: its float forward, or its node.
+
+    Two numbers give ``cls.impl``'s float; if either is a node, the other is lifted
+    as the operators lift it (a `Const`) and the node is built, so both agree bit
+    for bit. Under `debug_nans`, a nan made from non-nan floats raises.
+    """
+    build, impl, op = _build2(cls), cls.impl, cls.__name__
+
+    def function(x: Scalar, y: Scalar) -> Scalar:
+        if isinstance(x, _Arith) or isinstance(y, _Arith):
+            a, b = lift(x), lift(y)
+            if a is None or b is None:
+                bad = y if a is not None else x
+                raise TypeError(f"{cls.name}() takes numbers or nodes, got {type(bad).__name__}")
+            return cast(Node, build(a, b))  # every op class is a member of Node
+        if type(x) is not float:
+            x = as_float(x)
+        if type(y) is not float:
+            y = as_float(y)
+        v = impl(x, y)
+        if v != v and debug_sites.get() is not None:
+            float_nan(op, (x, y))
+        return v
+
+    function.__name__ = function.__qualname__ = cls.name
+    function.__doc__ = doc
+    function.__module__ = "autograd"
+    BINARY_FUNCTIONS[cls.name] = public = cast(Binary, function)
+    return public
+
+
+arctan2 = binary(
+    Arctan2,
+    """The angle of the point ``(x2, x1)``: ``atan2(x1, x2)`` (NumPy's name; ``torch.atan2``).
+
+    The signs of zeros choose the quadrant, as in C: ``arctan2(0.0, -0.0) == pi``.
+    The derivatives are ``x2 / (x1**2 + x2**2)`` and ``-x1 / (x1**2 + x2**2)``,
+    0 at the origin (PyTorch masks them there).
+
+    >>> arctan2(1.0, 1.0), arctan2(0.0, -0.0), arctan2(-0.0, -1.0)
+    (0.7853981633974483, 3.141592653589793, -3.141592653589793)
+    """,
+)
+hypot = binary(
+    Hypot,
+    """``sqrt(x1**2 + x2**2)`` without overflow (``torch.hypot``); ``hypot(inf, nan) == inf``.
+
+    The derivatives are ``x1 / hypot`` and ``x2 / hypot``: nan at the origin, as PyTorch's.
+
+    >>> hypot(3.0, 4.0), hypot(1e308, 1e308), hypot(float("inf"), float("nan"))
+    (5.0, 1.4142135623730951e+308, inf)
+    """,
+)
+maximum = binary(
+    Maximum,
+    """The larger of two, nan if either is nan (``torch.maximum``, ``numpy.maximum``).
+
+    The gradient goes to the larger input; at a tie each gets half, as in PyTorch.
+
+    >>> maximum(1.0, 2.0), maximum(1.0, float("nan"))
+    (2.0, nan)
+    """,
+)
+minimum = binary(
+    Minimum,
+    """The smaller of two, nan if either is nan (``torch.minimum``, ``numpy.minimum``).
+
+    The gradient goes to the smaller input; at a tie each gets half, as in PyTorch.
+
+    >>> minimum(1.0, 2.0), minimum(float("nan"), 1.0)
+    (1.0, nan)
     """,
 )
 

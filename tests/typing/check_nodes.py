@@ -45,6 +45,14 @@ assert_type(ag.dot([1.0], [2.0]), float)
 assert_type(ag.dot([n], [2.0]), Node)
 assert_type(ag.dot([x, x], [x, x]), Node)
 assert_type(ag.dot([s], [s]), Scalar)
+assert_type(ag.tan(1.0), float)
+assert_type(ag.log1p(n), Node)
+assert_type(ag.sign(s), Scalar)
+assert_type(ag.arctan2(1.0, 2.0), float)
+assert_type(ag.hypot(n, 2.0), Node)
+assert_type(ag.maximum(1.0, x), Node)
+assert_type(ag.minimum(n, n), Node)
+assert_type(ag.maximum(s, s), Scalar)
 
 
 def arity(node: Node) -> int:
@@ -56,7 +64,13 @@ def arity(node: Node) -> int:
             return 1
         case ag.Tanh() | ag.Relu() | ag.Sigmoid():
             return 1
+        case ag.Tan() | ag.Sinh() | ag.Cosh() | ag.Arcsin() | ag.Arccos() | ag.Arctan():
+            return 1
+        case ag.Log1p() | ag.Expm1() | ag.Log2() | ag.Log10() | ag.Exp2() | ag.Sign():
+            return 1
         case ag.Add() | ag.Mul() | ag.Div() | ag.Pow() | ag.Compare():
+            return 2
+        case ag.Arctan2() | ag.Hypot() | ag.Maximum() | ag.Minimum():
             return 2
         case ag.Where():
             return 3
