@@ -303,6 +303,9 @@ def test_jvp_rule_equals_vjp_rule_bit_for_bit(
     fwd, rev = ag.jvp(ag.grad(op), (x,), (1.0,))[1], ag.grad(ag.grad(op))(x)
     if math.isfinite(rev) and rev != 0.0:
         assert fwd == pytest.approx(rev, rel=1e-13), name
+    elif rev == 0.0 and abs(fwd) <= 4 * 5e-324:
+        pass  # a product underflowing in one order only: arcsin''(5e-324) is 0.0 reversed (as
+        # PyTorch's double backward), 5e-324 forward, where (x*x)' is c*x + c*x or (t*x + x*t)*c
     else:
         assert same(abs(fwd), abs(rev)), name
 
