@@ -752,8 +752,10 @@ def _mp_exact(name: str, x: float) -> tuple[float, float, float]:
         return float(value), float(d1), float(d2)
 
 
-# ulps from the exact value, measured on 1,500 points each: the C library is within an
-# ulp; the derivatives round a few times more. arcsin and arccos lose more to 1 - x*x
+# ulps from the exact value, measured on 1,500 points each (and 3,000 more, then the worst
+# case random profiles found): the C library is within an ulp; the derivatives round a
+# few times more (a second derivative: about four roundings, each up to half an ulp,
+# compounded by the first derivative's). arcsin and arccos lose more to 1 - x*x
 # near ±1 (the rounding of x*x relative to 1 - x*x: `_mp_ulps`), as PyTorch's formula does.
 MP_ULPS: dict[str, tuple[float, float, float]] = {
     "tan": (1.0, 3.0, 5.0),
@@ -762,11 +764,11 @@ MP_ULPS: dict[str, tuple[float, float, float]] = {
     "arcsin": (1.0, 4.0, 6.0),
     "arccos": (1.0, 4.0, 6.0),
     "arctan": (1.0, 2.0, 4.0),
-    "log1p": (1.0, 1.0, 2.0),
+    "log1p": (1.0, 1.0, 4.0),
     "expm1": (1.0, 1.0, 1.0),
-    "log2": (1.0, 2.0, 3.0),
-    "log10": (1.0, 2.0, 3.0),
-    "exp2": (1.0, 1.0, 2.0),
+    "log2": (1.0, 2.0, 4.0),
+    "log10": (1.0, 2.0, 4.0),
+    "exp2": (1.0, 1.0, 4.0),
     "sign": (0.0, 0.0, 0.0),
 }
 

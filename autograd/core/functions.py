@@ -9,6 +9,7 @@ bit for bit.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Iterable, Sequence
 from typing import Protocol, TypeAlias, cast, overload
 
@@ -535,12 +536,18 @@ Cond: TypeAlias = bool | Node
 def _comparison(op: CompareOp, swap: bool, doc: str) -> Comparison:
     def comparison(x: Scalar, y: Scalar) -> Cond:
         a, b = (y, x) if swap else (x, y)
+        if not isinstance(a, _Arith) and not isinstance(b, _Arith):
+            return bool(_COMPARE_FLOATS[op](a, b))  # two numbers: Python's own comparison
+        a, b = _lifted(a), _lifted(b)
         result = compare(op, a, b)
         assert not isinstance(result, float | Sym), "two scalars compare to a bool or a node"
         return result
 
     comparison.__doc__ = doc
     return cast(Comparison, comparison)
+
+
+_COMPARE_FLOATS = {"lt": operator.lt, "le": operator.le, "eq": operator.eq, "ne": operator.ne}
 
 
 class Comparison(Protocol):
@@ -611,5 +618,5 @@ def where(cond: Cond, x: Scalar, y: Scalar) -> Scalar:
 def _lifted(v: Scalar) -> Node:
     node = lift(v)
     if node is None:
-        raise TypeError(f"where() needs numbers or nodes, got {type(v).__name__}")
+        raise TypeError(f"expected numbers or nodes, got {type(v).__name__} {v!r:.40}")
     return node

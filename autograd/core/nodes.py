@@ -1349,7 +1349,7 @@ class Sign(Op):
     value: float = attrs.field(init=False, default=attrs.Factory(_forwarded, takes_self=True))
 
     def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
-        return (None,)  # torch: zeros_like(grad); no path, so the input's gradient is 0.0
+        return (where(True, 0.0, g),)  # torch: zeros_like(grad), a 0.0 that flows on (0 * inf: nan)
 
 
 @final
