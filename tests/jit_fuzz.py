@@ -30,7 +30,7 @@ import attrs
 
 import autograd as ag
 from autograd.compiler import codegen as _codegen
-from autograd.core.functions import FUNCTIONS
+from autograd.core.functions import BINARY_FUNCTIONS, FUNCTIONS
 from autograd.core.nodes import Scalar
 
 SPECIAL = [0.0, -0.0, 1.0, -1.0, 2.0, 0.5, -2.5, 3.0, math.inf, -math.inf, math.nan, 1e300, 5e-324]
@@ -44,6 +44,7 @@ BINARY: list[Callable[[Scalar, Scalar], Scalar]] = [
     lambda a, b: a**b,
     lambda a, b: ag.where(ag.lt(a, b), a * b, a - b),  # a choice compiled as a test
     lambda a, b: ag.where(ag.eq(a, 0.0), b, ag.log(a)),  # the unselected branch is nan-prone
+    *BINARY_FUNCTIONS.values(),  # arctan2, hypot, maximum, minimum: from their definitions
 ]
 # erased: a random case's argnums and has_aux are only known at run time
 _TRANSFORMS: dict[str, Callable[..., Callable[..., object]]] = {

@@ -93,3 +93,11 @@ def test_node_equality_stays_identity() -> None:
     node: object = x  # `Node == float` is a type error too; at run time it raises
     with pytest.raises(TypeError, match="graph node, not a number"):
         _ = node == 1.0
+
+
+def test_a_branch_must_be_a_number_or_a_node() -> None:
+    cond = ag.lt(ag.Leaf(1.0), 2.0)
+    with pytest.raises(TypeError, match="expected numbers or nodes, got complex"):
+        ag.where(cond, 1j, 0.0)  # type: ignore[call-overload]  # the misuse under test
+    with pytest.raises(TypeError, match="expected numbers or nodes, got complex"):
+        ag.lt(ag.Leaf(1.0), 1j)  # type: ignore[call-overload]  # as (-2.0) ** 0.5 makes

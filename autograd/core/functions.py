@@ -53,7 +53,6 @@ from autograd.core.nodes import (
     compare,
     lift,
 )
-from autograd.core.nodes import where as _where
 from autograd.core.sym import Sym
 from autograd.debug import float_nan
 
@@ -612,7 +611,7 @@ def where(cond: Cond, x: Scalar, y: Scalar) -> Scalar:
             f"where() needs a comparison's result (a bool, or a node from lt/le/...), "
             f"got {type(cond).__name__}"
         )
-    return _where(cond, x, y)
+    return Where(cond, _lifted(x), _lifted(y))
 
 
 def _lifted(v: Scalar) -> Node:
