@@ -672,11 +672,21 @@ def divide(x: Sym, y: Sym | float) -> Sym: ...
 def divide(x: float, y: Sym) -> Sym: ...
 def divide(x: Scalar | Sym, y: Scalar | Sym) -> Scalar | Sym:
     """``x / y`` inside a rule: IEEE division on floats, a `Div` node otherwise."""
+    return _binary(div_float, lambda a, b: _div(a, b), x, y)  # _div is made after the rules
+
+
+def _binary(
+    fn: Callable[[float, float], float],
+    build: Callable[[_Arith, _Arith], Op],
+    x: Scalar | Sym,
+    y: Scalar | Sym,
+) -> Scalar | Sym:
+    """A two-input op inside a rule: ``fn`` on floats, its code on `Sym`, ``build`` on nodes."""
     if isinstance(x, Sym) or isinstance(y, Sym):
-        return call(div_float, _no_node(x), _no_node(y))
+        return call(fn, _no_node(x), _no_node(y))
     if isinstance(x, _Arith) or isinstance(y, _Arith):
-        return _div(_lift_scalar(x), _lift_scalar(y))
-    return div_float(x, y)
+        return _self(build(_lift_scalar(x), _lift_scalar(y)))
+    return fn(x, y)
 
 
 @overload
@@ -706,11 +716,7 @@ def power_var(x: Sym, y: Sym | float) -> Sym: ...
 def power_var(x: float, y: Sym) -> Sym: ...
 def power_var(x: Scalar | Sym, y: Scalar | Sym) -> Scalar | Sym:
     """``x ** y`` for a variable exponent inside a rule (C ``pow``, not the scalar path)."""
-    if isinstance(x, Sym) or isinstance(y, Sym):
-        return call(pow_float, _no_node(x), _no_node(y))
-    if isinstance(x, _Arith) or isinstance(y, _Arith):
-        return _pow(_lift_scalar(x), _lift_scalar(y))
-    return pow_float(x, y)
+    return _binary(pow_float, lambda a, b: _pow(a, b), x, y)  # as divide
 
 
 @overload
