@@ -94,6 +94,7 @@ LAYERS = [
     {"autograd.core.floats", "autograd.core.sym", "autograd.core.pickling"},
     {"autograd.core.context"},
     {"autograd.core.nodes"},
+    {"autograd.core.batching"},
     {"autograd.core.functions", "autograd.debug"},
     {"autograd.walks", "autograd.pytree"},
 ]

@@ -22,6 +22,7 @@ from typing import cast
 
 import attrs
 
+from autograd.core.batching import is_batch_sum
 from autograd.core.nodes import COMPARE_SYMBOLS, PLAIN, Const, Leaf, Node, Op, eager_kind, parents
 from autograd.core.sym import HELPERS, Sym, infix, sym
 from autograd.walks import toposort
@@ -30,6 +31,26 @@ CHUNK = 20_000
 """Statements per generated function: CPython compiles very long functions slowly."""
 
 Stmt = tuple[str, str, tuple[str, ...]]  # target name, expression, names it reads
+
+
+@attrs.frozen
+class Dialect:
+    """How a batched program differs: which inputs vary, and the code for them."""
+
+    varying: frozenset[int]
+    """Positions of the inputs that hold a batch (an array)."""
+    rewrite: Callable[[list[str]], list[str]]
+    """Float expressions to the batch's form."""
+    helpers: Callable[[], dict[str, object]]
+    """The globals the rewritten expressions call (``batch_sum(x, size)`` too)."""
+    batch_of: dict[Node, int] = attrs.field(factory=dict)
+    """Variables standing for a column of a `vmap` call inside the trace: that call (1, 2, ...)."""
+    sizes: tuple[int, ...] = ()
+    """The number of examples of each such call."""
+
+
+class NotBatchable(Exception):
+    """A batched trace mixes what one batched program cannot compute: `jit` loops instead."""
 
 
 class ExternalNodeError(Exception):
@@ -57,7 +78,13 @@ HELPERS["check_guard"] = check_guard
 class Program:
     """The statements of one compiled graph, and the constants they read."""
 
-    def __init__(self, inputs: Sequence[Node], budget: int, floats: Sequence[Node] = ()) -> None:
+    def __init__(
+        self,
+        inputs: Sequence[Node],
+        budget: int,
+        floats: Sequence[Node] = (),
+        batch: Dialect | None = None,
+    ) -> None:
         """Statements over ``inputs``; ``floats`` are those that are plain numbers when eager.
 
         Compiled code reproduces the eager call: what is a float there (a
@@ -68,6 +95,12 @@ class Program:
         number ``c`` takes PyTorch's scalar-exponent path, ``c ** d`` is C ``pow``.
         """
         self.budget = budget
+        self.batch = batch
+        self.batch_of: dict[Node, int] = dict(batch.batch_of) if batch is not None else {}
+        """A node's batch (the vmap call whose examples it varies over); absent: one number."""
+        self.sizes = batch.sizes if batch is not None else ()
+        self.reductions: set[str] = set()  # statements summing a batch: one number again
+        self.vcot: dict[tuple[Node, int], str] = {}  # cotangents still one per example
         self.floats: set[Node] = set(floats)  # membership only: never iterated
         self.plain_inputs = frozenset(floats)
         self.kinds: dict[Node, int] = {}  # memo of eager_kind
@@ -106,7 +139,19 @@ class Program:
                 if node not in self.names:
                     if ins and self._float_in_eager(node, ins):
                         self.floats.add(node)
+                    if self.batch_of and ins:
+                        self._batch(node, ins)
                     self.names[node] = self._forward(node, f"v{len(self.names)}")
+
+    def _batch(self, node: Node, ins: tuple[Node, ...]) -> None:
+        """Record the batch ``node`` varies over: its inputs', none for a `batch_sum`."""
+        if is_batch_sum(node):
+            return
+        batches = {self.batch_of[x] for x in ins if x in self.batch_of}
+        if len(batches) > 1:  # two vmap calls' examples met without a sum: not one batch
+            raise NotBatchable(node)
+        if batches:
+            self.batch_of[node] = batches.pop()
 
     def _float_in_eager(self, node: Node, ins: tuple[Node, ...]) -> bool:
         """Whether the eager call computes ``node`` as a plain float (`nodes.eager_kind`)."""
@@ -118,6 +163,11 @@ class Program:
                 return self.const(node.value)
             case Leaf():
                 raise ExternalNodeError(node)
+            case _ if self.batch_of and is_batch_sum(node):
+                x = parents(node)[0]  # a batch's value: vmap makes a BatchedList of nothing else
+                o = self.names[x]
+                self.emit(v, f"batch_sum({o}, {self.sizes[self.batch_of[x] - 1]})", (o,))
+                self.reductions.add(v)
             case _:
                 xs = [self._sym(x) for x in parents(node)]
                 if node in self.floats:  # Python's float arithmetic, with IEEE results
@@ -185,9 +235,36 @@ class Program:
             return ["0.0"] * len(wrt)
         cot: dict[Node, str] = {root: self.const(1.0)}
         for node, ins in reversed(order):
+            if self.vcot:
+                self._sum_over_batches(node, cot)
             if ins and node in needs and node in cot:  # not in cot: only a comparison reads it
                 self._vjp(node, ins, cot, needs)
+        for x in wrt:
+            if self.vcot:
+                self._sum_over_batches(x, cot)
         return [cot.get(x, "0.0") for x in wrt]
+
+    def _sum_over_batches(self, x: Node, cot: dict[Node, str]) -> None:
+        """Add to ``x``'s cotangent the per-example ones from each batch, summed over it.
+
+        ``x`` is one number for all examples; nodes of a batch that read it gave
+        it one cotangent per example. The sum over the batch is balanced (the
+        order `autograd.sum` adds a list in), then added to the rest.
+        """
+        for b, size in enumerate(self.sizes, start=1):
+            per_example = self.vcot.pop((x, b), None)
+            if per_example is None:
+                continue
+            total = f"g{len(self.stmts)}"
+            self.emit(total, f"batch_sum({per_example}, {size})", (per_example,))
+            self.reductions.add(total)
+            prev = cot.get(x)
+            if prev is None:
+                cot[x] = total
+            else:
+                target = f"g{len(self.stmts)}"
+                self.emit(target, f"{prev} + {total}", (prev, total))
+                cot[x] = target
 
     def _vjp(
         self, node: Node, ins: tuple[Node, ...], cot: dict[Node, str], needs: set[Node]
@@ -197,10 +274,21 @@ class Program:
         Every statement sets a fresh name, so a contribution that is just a
         name (``Add`` passes ``g`` on) is shared without a copy.
         """
+        b = self.batch_of.get(node, 0) if self.batch_of else 0
         for x, contribution in zip(ins, self._rule(node, cot[node]), strict=True):
             if x not in needs or contribution is None:
                 continue
             expr, uses = contribution
+            if b and x not in self.batch_of:  # one per example, into one number: summed later
+                key = (x, b)
+                prev_v = self.vcot.get(key)
+                target = f"g{len(self.stmts)}"
+                if prev_v is None:
+                    self.emit(target, expr, uses)
+                else:
+                    self.emit(target, f"{prev_v} + ({expr})", (prev_v, *uses))
+                self.vcot[key] = target
+                continue
             prev = cot.get(x)
             if prev is None and expr.isidentifier():
                 cot[x] = expr
@@ -221,6 +309,10 @@ class Program:
     def link(self, outputs: Sequence[str]) -> Callable[[list[float]], tuple[float, ...]]:
         """Compile the statements into chunks of `CHUNK`; the result maps inputs to outputs.
 
+        For a batch (``self.batch``), some inputs hold arrays (one element per
+        example): statements that read one, directly or not, are rewritten to
+        the batch's dialect.
+
         Outputs may repeat, and may be inputs, constants or the literal ``0.0``:
         each is read from the name that holds it, never stored twice. Every
         step iterates lists and insertion-ordered dicts, so the generated source
@@ -228,6 +320,9 @@ class Program:
         """
         self._check(0)
         names = [self.const(0.0) if o == "0.0" else o for o in outputs]
+        namespace_extra: dict[str, object] = {}
+        if self.batch is not None:
+            namespace_extra = self._rewrite(self.batch)
         slots: dict[str, int] = {}  # the list R: inputs, constants, then names crossing chunks
         for name in (*self.input_names, *(f"k{i}" for i in range(len(self.const_values)))):
             slots[name] = len(slots)
@@ -250,7 +345,10 @@ class Program:
             returns = names if len(chunks) == 1 else None
             src = _chunk_source(ci, chunk, loads[ci], list(stores[ci]), returns, slots)
             self.sources.append(src)
-            namespace = dict(HELPERS)  # one chunk at a time: CPython compiles big modules slowly
+            namespace = {
+                **HELPERS,
+                **namespace_extra,
+            }  # one chunk at a time: CPython compiles big modules slowly
             exec(compile(src, "<autograd.jit>", "exec"), namespace)
             # popped: left in its own globals, a function makes a cycle only the collector frees
             fns.append(cast(_Chunk, namespace.pop(f"chunk{ci}")))
@@ -258,6 +356,19 @@ class Program:
         if len(chunks) == 1:
             return _run_one(fns[0], consts)
         return _run_chunks(fns, consts, len(slots), [slots[o] for o in names])
+
+    def _rewrite(self, batch: Dialect) -> dict[str, object]:
+        """Rewrite the statements that read a varying input to the batch dialect."""
+        varying = {self.input_names[i] for i in batch.varying}
+        rows = []
+        for i, (target, _, uses) in enumerate(self.stmts):
+            if target not in self.reductions and any(u in varying for u in uses):
+                varying.add(target)
+                rows.append(i)
+        for i, expr in zip(rows, batch.rewrite([self.stmts[i][1] for i in rows]), strict=True):
+            target, _, uses = self.stmts[i]
+            self.stmts[i] = (target, expr, uses)
+        return batch.helpers()
 
 
 _NAME = re.compile(r"\b[avgk][0-9]+\b")

@@ -35,6 +35,7 @@ _TRUSTED_MODULES = frozenset(
         "autograd.core.nodes",
         "autograd.core.functions",
         "autograd.compiler.codegen",
+        "autograd.compiler.batched",
         "autograd.debug",
     }
 )  # forward rules, and debug_nans reading values to report them

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import operator
 import struct
 import threading
 import weakref
@@ -25,14 +26,27 @@ from typing import ParamSpec, TypeVar, cast
 
 import attrs
 
-from autograd.compiler.codegen import ExternalNodeError, GraphTooBigError, GuardFailed, Program
+from autograd.compiler.arrays import HAVE_NUMPY, as_batch, column, dialect, quiet
+from autograd.compiler.batched import BatchTrace
+from autograd.compiler.codegen import (
+    Dialect,
+    ExternalNodeError,
+    GraphTooBigError,
+    GuardFailed,
+    NotBatchable,
+    Program,
+)
 from autograd.compiler.guard import read_guard
+from autograd.core.batching import BatchedList, Example
+from autograd.core.batching import hook as batch_hook
 from autograd.core.context import TraceState, debug_sites, nesting, trace_state
 from autograd.core.floats import int_to_float
 from autograd.core.nodes import Leaf, Node, _Arith
 from autograd.pytree import TreeDef, flatten, flatten_any, unflatten
 from autograd.transforms.arguments import Arguments, result_leaves
+from autograd.transforms.batch import LEAF_AXES, Batch
 from autograd.transforms.grad import scalar_output, transform_of
+from autograd.transforms.vmap import Mapped, vmap_of
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -90,11 +104,17 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
     vg = transform_of(fn)
     spec = _StaticArgnums(static_argnums, vg, _name(fn))
     cache = _Cache()
+    mapped = vmap_of(fn)
+    batched = mapped is not None and HAVE_NUMPY and not spec.argnums
 
     @functools.wraps(fn)
     def jitted(*args: P.args, **kwargs: P.kwargs) -> T:
         if nesting.get() > 0:  # under another transform: the result must be a graph
             return fn(*args, **kwargs)
+        if batched and not kwargs and debug_sites.get() is None:
+            out = _batched_call(cast(Mapped, mapped), args, cache)
+            if out is not _NOT_BATCHED:
+                return cast(T, out)
         static = spec.resolve(len(args))
         try:
             key, flat = _key(args, static, kwargs, fn, vg)
@@ -111,12 +131,20 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
         try:
             out = entry.program(flat)
         except GuardFailed:  # a choice the trace made on a plain argument goes the other way
-            entry = _trace(fn, vg, args, static, kwargs)
+            loop = entry.batched  # examples of a batched vmap disagree on a choice: loop
+            entry = _trace(fn, vg, args, static, kwargs, loop=loop)
             cache.put(key, entry)
             if entry.program is None:
                 return fn(*args, **kwargs)
-            out = entry.program(flat)
-        return cast(T, entry.finish(out))  # the trace's result type
+            try:
+                out = entry.program(flat)
+            except GuardFailed:  # only a batched trace can fail on the call it traced
+                entry = _trace(fn, vg, args, static, kwargs, loop=True)
+                cache.put(key, entry)
+                if entry.program is None:
+                    return fn(*args, **kwargs)
+                out = entry.program(flat)
+        return cast(T, entry.finish(out, _same))  # the trace's result type
 
     _caches[jitted] = cache
     return jitted
@@ -379,6 +407,80 @@ def cache_size(jitted: Callable[..., object]) -> int:
     return len(_caches[jitted].entries)
 
 
+# ---- a vmapped function: one trace, run over the whole batch -----------------
+
+
+_NOT_BATCHED = object()
+"""`_batched_call`'s answer when one batched program cannot run the call."""
+
+
+def _batched_call(mapped: Mapped, args: tuple[object, ...], cache: _Cache) -> object:
+    """``jit(vmap(fn))(*args)``: ``fn`` traced on one example, its code run on NumPy arrays.
+
+    Statements that depend on a mapped leaf operate on float64 arrays, one
+    element per example; the rest on floats. Returns `_NOT_BATCHED` for what
+    one batched program cannot do (``jit`` then traces the loop over the
+    examples, as without NumPy): a node among the arguments, an ``out_axes``
+    other than 0, a choice on a plain number that differs between examples
+    (a failed guard), an output that is not a number, a graph over budget.
+    """
+    batch = Batch(args, mapped.in_spec, mapped.names)  # vmap's own checks and messages
+    if mapped.out_axes != LEAF_AXES:
+        return _NOT_BATCHED
+    fn = mapped.fn
+    vg = transform_of(fn)
+    examples = tuple(a.example(0) for a in batch.args)
+    try:
+        key, flat = _key(examples, (), {}, fn, vg)
+    except _HoldsNode:  # an outer graph among the arguments: the loop builds on it
+        return _NOT_BATCHED
+    varying: list[int] = []
+    columns: list[object] = []
+    at = 0
+    for i, a in enumerate(batch.args):
+        if a.tree is None:  # passed whole: as many leaves as jit's flatten finds
+            at += len(_flatten_arg(a.whole, i, fn, vg)[0])
+            continue
+        mapped_slots = {id(c) for c in a.columns}
+        for slot in a.slots:
+            if id(slot) in mapped_slots:
+                varying.append(at)
+                columns.append(slot)
+            at += 1
+    key = ("vmap", key, tuple(varying))
+    inputs: list[object] = list(flat)
+    for k, c in zip(varying, columns, strict=True):
+        inputs[k] = column(c.values)  # type: ignore[attr-defined]  # a _Column
+    size, arrays = batch.size, batch.arrays
+
+    def lift(v: object) -> object:  # a number the trace returned as it is
+        if not isinstance(v, float | int) or isinstance(v, bool):
+            raise _NotNumber  # the traced loop gives vmap's message
+        return as_batch(v, size, arrays)
+
+    for attempt in range(2):
+        entry = cache.get(key) if attempt == 0 else None
+        if entry is None:
+            try:
+                entry = _trace(fn, vg, examples, (), {}, dialect(varying))
+            except LookupError:  # an op without a NumPy twin: the loop
+                entry = _eager()
+            cache.put(key, entry)
+        if entry.program is None:
+            return _NOT_BATCHED
+        try:
+            with quiet():
+                out = entry.program(inputs)  # type: ignore[arg-type]  # floats and arrays
+        except GuardFailed:  # traced on another example's choice, or examples disagree
+            continue
+        try:
+            batches = cast("tuple[float, ...]", tuple(as_batch(v, size, arrays) for v in out))
+            return entry.finish(batches, lift)  # finish only places them in the result's tree
+        except _NotNumber:
+            break
+    return _NOT_BATCHED  # examples disagree on a choice made on plain numbers
+
+
 # ---- tracing and compiling --------------------------------------------------
 
 
@@ -405,14 +507,24 @@ class _Entry:
     def __init__(
         self,
         program: Callable[[list[float]], tuple[float, ...]] | None,
-        finish: Callable[[tuple[float, ...]], object],
+        finish: Callable[[tuple[float, ...], Callable[[object], object]], object],
+        batched: bool = False,
     ) -> None:
         self.program = program
         self.finish = finish
+        self.batched = batched  # a vmap inside ran as one batch
 
 
 def _eager() -> _Entry:
-    return _Entry(None, lambda out: out)
+    return _Entry(None, lambda out, lift: out)
+
+
+def _same(v: object) -> object:
+    return v
+
+
+class _NotNumber(Exception):
+    """A vmapped function returned something that is not a number."""
 
 
 def _trace(
@@ -421,8 +533,16 @@ def _trace(
     args: tuple[object, ...],
     static: Collection[int],
     kwargs: dict[str, object],
+    batch: Dialect | None = None,
+    loop: bool = False,
 ) -> _Entry:
-    """Call ``fn`` (or the function under ``vg``) on fresh variables and compile its graph."""
+    """Call ``fn`` (or the function under ``vg``) on fresh variables and compile its graph.
+
+    With ``batch``, some inputs will hold arrays when the code runs (`_batched_call`).
+    Otherwise, with NumPy, `vmap` calls inside ``fn`` run as one batch
+    (`compiler.batched`) unless ``loop``; whatever one batched program cannot
+    do makes this trace again with ``loop``.
+    """
     wrt_nums = vg.resolve(len(args)) if vg is not None else ()  # errors before any work
     inputs: list[Node] = []
     trees: dict[int, TreeDef] = {}
@@ -436,15 +556,115 @@ def _trace(
     wrt = _differentiated(wrt_nums, inputs, trees, len(args))
     differentiated = set(wrt)  # the rest are plain floats in the eager call
     state = TraceState({x for x in inputs if x not in differentiated})
-    result = _call_guarded(vg.fn if vg is not None else fn, inputs, new_args, kwargs, state)
-    program = Program(inputs, BUDGET, floats=[x for x in inputs if x not in differentiated])
+    bt = BatchTrace(inputs, state) if HAVE_NUMPY and batch is None and not loop else None
+    token = batch_hook.set(bt)
     try:
+        result = _call_guarded(vg.fn if vg is not None else fn, inputs, new_args, kwargs, state)
+    except Exception:
+        if bt is None or not bt.used:
+            raise
+        # a batched result used one example at a time (BatchEscape), or an error the loop
+        # will raise again with vmap's own message
+        return _trace(fn, vg, args, static, kwargs, loop=True)
+    finally:
+        batch_hook.reset(token)
+    plain = [x for x in inputs if x not in differentiated]
+    columns: set[Node] = set()
+    if bt is not None and bt.used:
+        n = len(inputs)
+        batch = dialect(range(n, n + len(bt.leaves)), dict(bt.batch), tuple(bt.sizes))
+        inputs = [*inputs, *bt.leaves]
+        plain += bt.leaves
+    program = Program(inputs, BUDGET, floats=plain, batch=batch)
+    try:
+        if batch is not None and bt is not None:
+            result, columns = _columns(result)
         program.guards(state.guards)
         if vg is None:
-            return _compile_plain(program, result, fn)
-        return _compile_grad(program, vg, wrt_nums, result, wrt, trees)
+            entry = _compile_plain(program, result, fn, columns)
+        else:
+            entry = _compile_grad(program, vg, wrt_nums, result, wrt, trees, columns)
     except (ExternalNodeError, GraphTooBigError):  # an outside node, or too big: stay eager
         return _eager()
+    except NotBatchable:  # a batch's values reach an output: only the loop gives them
+        return _trace(fn, vg, args, static, kwargs, loop=True)
+    if bt is not None and bt.used and entry.program is not None:
+        entry = _with_columns(entry, bt)
+    return entry
+
+
+def _columns(result: object) -> tuple[object, set[Node]]:
+    """``result`` with each batched `vmap` result replaced by its node, and those nodes."""
+    leaves, tree = flatten_any(result)
+    if any(isinstance(x, Example) for x in leaves):  # one example, taken out of a batch
+        raise NotBatchable(result)
+    nodes = {x.node for x in leaves if type(x) is BatchedList}
+    if not nodes:
+        return result, set()
+    return unflatten(tree, [x.node if type(x) is BatchedList else x for x in leaves]), nodes
+
+
+def _with_columns(entry: _Entry, bt: BatchTrace) -> _Entry:
+    """``entry`` running on the arrays of ``bt``'s columns, its batched outputs as lists."""
+    run = entry.program
+    assert run is not None
+    data: list[object] = []
+    gathers: list[tuple[int, Callable[[list[float]], object]]] = []
+    for i, (kind, what) in enumerate(bt.sources):
+        data.append(what)
+        if kind == "inputs":
+            positions = cast("list[int]", what)
+            gathers.append((i, _gather(positions)))
+
+    def program(flat: list[float]) -> tuple[float, ...]:
+        arrays = list(data)
+        for i, gather in gathers:
+            arrays[i] = gather(flat)
+        with quiet():
+            return run([*flat, *arrays])  # type: ignore[list-item]  # floats, then arrays
+
+    return _Entry(program, entry.finish, batched=True)
+
+
+def _outputs(program: Program, nodes: Sequence[Node], columns: set[Node]) -> list[int]:
+    """Per output node, its batch size if it is a batched `vmap` result, else 0.
+
+    Raises:
+        NotBatchable: if another output varies over a batch (an inner transform
+            differentiated through a batch sum, say): only the loop computes it.
+    """
+    sizes = []
+    for x in nodes:
+        b = program.batch_of.get(x, 0)
+        if b and x not in columns:
+            raise NotBatchable(x)
+        sizes.append(program.sizes[b - 1] if b else 0)
+    return sizes
+
+
+def _as_lists(
+    run: Callable[[list[float]], tuple[float, ...]], sizes: list[int]
+) -> Callable[[list[float]], tuple[float, ...]]:
+    """``run`` with its outputs at positions of non-zero ``sizes`` as lists (one per example)."""
+    if not any(sizes):
+        return run
+    batched = [(i, n) for i, n in enumerate(sizes) if n]
+
+    def lists(inputs: list[float]) -> tuple[float, ...]:
+        out = list(run(inputs))
+        for i, n in batched:
+            out[i] = as_batch(out[i], n, False)  # type: ignore[call-overload]  # a list of floats
+        return tuple(out)
+
+    return lists
+
+
+def _gather(positions: list[int]) -> Callable[[list[float]], object]:
+    """The column of a jitted function's arguments at ``positions``, as an array."""
+    pick = operator.itemgetter(*positions)
+    if len(positions) == 1:
+        return lambda flat: column([pick(flat)])
+    return lambda flat: column(pick(flat))
 
 
 def _call_guarded(
@@ -512,16 +732,19 @@ _OUT = object()
 """Marks, in a result's leaves, one the compiled program computes."""
 
 
-def _compile_plain(program: Program, result: object, fn: Callable[..., object]) -> _Entry:
+def _compile_plain(
+    program: Program, result: object, fn: Callable[..., object], columns: set[Node]
+) -> _Entry:
     leaves, tree = _result_leaves(result, "output", fn)
-    nodes = [x for x in leaves if isinstance(x, _Arith)]
-    program.forward(nodes)  # type: ignore[arg-type]  # every _Arith is a Node
-    run = program.link([program.names[x] for x in nodes])  # type: ignore[index]
+    nodes: list[Node] = [x for x in leaves if isinstance(x, _Arith)]  # type: ignore[misc]  # every _Arith is a Node
+    program.forward(nodes)
+    sizes = _outputs(program, nodes, columns)
+    run = _as_lists(program.link([program.names[x] for x in nodes]), sizes)
     fixed = [_OUT if isinstance(x, _Arith) else x for x in leaves]  # keeps no node of the trace
 
-    def finish(out: tuple[float, ...]) -> object:
+    def finish(out: tuple[float, ...], lift: Callable[[object], object] = _same) -> object:
         it = iter(out)
-        return unflatten(tree, [next(it) if x is _OUT else x for x in fixed])
+        return unflatten(tree, [next(it) if x is _OUT else lift(x) for x in fixed])
 
     return _Entry(run, finish)
 
@@ -533,26 +756,31 @@ def _compile_grad(
     result: object,
     wrt: list[Node],
     trees: dict[int, TreeDef],
+    columns: set[Node],
 ) -> _Entry:
     out, aux = scalar_output(vg, result)
     aux_leaves, aux_tree = _result_leaves(aux, "aux", vg.fn)
     aux_nodes: list[Node] = [x for x in aux_leaves if isinstance(x, _Arith)]  # type: ignore[misc]
     aux_fixed = [_OUT if isinstance(x, _Arith) else x for x in aux_leaves]
     root = out if isinstance(out, _Arith) else None
-    program.forward([*([root] if root is not None else []), *aux_nodes])
+    roots = [root] if root is not None else []
+    program.forward([*roots, *aux_nodes])
+    _outputs(program, roots, set())  # the value is one number (a batch's: the loop's error)
+    sizes = [0] * (len(roots) + len(wrt)) + _outputs(program, aux_nodes, columns)
     grads = program.backward(root, wrt) if root is not None else ["0.0"] * len(wrt)
     value = [program.names[root]] if root is not None else []
-    run = program.link([*value, *grads, *(program.names[x] for x in aux_nodes)])
+    names = [*value, *grads, *(program.names[x] for x in aux_nodes)]
+    run = _as_lists(program.link(names), sizes)
     computed = root is not None  # the closure below must not keep the trace's root alive
     const_value = float(out) if not isinstance(out, _Arith) else 0.0
 
-    def finish(flat_out: tuple[float, ...]) -> object:
+    def finish(flat_out: tuple[float, ...], lift: Callable[[object], object] = _same) -> object:
         it = iter(flat_out)
-        v = next(it) if computed else const_value
+        v = next(it) if computed else lift(const_value)
         gtrees = [unflatten(trees[i], [next(it) for _ in range(trees[i].num_leaves)]) for i in nums]
         g = gtrees[0] if vg.single else tuple(gtrees)
         if vg.has_aux:
-            a = unflatten(aux_tree, [next(it) if x is _OUT else x for x in aux_fixed])
+            a = unflatten(aux_tree, [next(it) if x is _OUT else lift(x) for x in aux_fixed])
             return ((v, a), g) if vg.name == "value_and_grad" else (g, a)
         return (v, g) if vg.name == "value_and_grad" else g
 

@@ -13,6 +13,7 @@ import operator
 from collections.abc import Iterable, Sequence
 from typing import Protocol, TypeAlias, cast, overload
 
+from autograd.core.batching import BatchedList, batch_sum
 from autograd.core.context import debug_sites
 from autograd.core.floats import as_float, int_to_float
 from autograd.core.nodes import (
@@ -433,6 +434,8 @@ def sum(xs: Iterable[Scalar]) -> Scalar:
     >>> sum([1.0, 2.0, 3.0])
     6.0
     """
+    if type(xs) is BatchedList:  # vmap's result in a batched jit trace: one node sums the batch
+        return batch_sum(xs.node)
     items = list(xs)
     if not items:
         return 0.0

@@ -9,6 +9,7 @@ example's output has one structure and applies ``out_axes``.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Sequence
 from typing import Literal, TypeAlias
 
@@ -87,7 +88,7 @@ def _resolve(axes: TreeDef, tree: TreeDef, axes_path: str, path: str) -> Axis | 
 # ---- splitting arguments into examples -------------------------------------------
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)  # compared by identity: values may be an array
 class _Column:
     """One mapped leaf: its value in every example, and its path for messages."""
 
@@ -182,7 +183,11 @@ def _column(t: TreeDef, leaves: list[object], at: int, path: str, who: str) -> _
             list element that is not a number.
     """
     if t.kind in (Kind.LIST, Kind.TUPLE) and (
-        not t.children or any(c.kind is Kind.LEAF for c in t.children)
+        not t.children
+        or (
+            any(c.kind is Kind.LEAF for c in t.children)
+            and not is_float_array(leaves[at])  # a list of arrays: a container of batches
+        )
     ):
         for k, c in enumerate(t.children):
             if c.kind is not Kind.LEAF:
@@ -193,6 +198,8 @@ def _column(t: TreeDef, leaves: list[object], at: int, path: str, who: str) -> _
         values: Sequence[object] = leaves[at : at + len(t.children)]
     elif t.kind is Kind.LEAF:
         x = leaves[at]
+        if is_float_array(x):
+            return _Column(x, path)  # type: ignore[arg-type]  # a 1-d float64 ndarray: a sequence
         if not isinstance(x, Sequence) or isinstance(x, str | bytes | bytearray):
             raise TypeError(
                 f"{who}{path} is a {describe(x)}, not a batch: each leaf of a mapped "
@@ -206,6 +213,8 @@ def _column(t: TreeDef, leaves: list[object], at: int, path: str, who: str) -> _
         values = x
     else:
         return None
+    if all(type(v) is float for v in values):  # the common case, checked at C speed
+        return _Column(values, path)
     for k, v in enumerate(values):
         if not _is_number(v):
             raise TypeError(
@@ -232,7 +241,7 @@ def batch_size(columns: Sequence[_Column], who: str, allow_empty: bool = False) 
                 f"{who}{first.path} has {len(first.values)} examples but {c.path} "
                 f"has {len(c.values)}"
             )
-    if not first.values and not allow_empty:
+    if not len(first.values) and not allow_empty:
         raise ValueError(
             f"{who}the batch is empty ({first.path} has 0 examples): the output's structure "
             "is only known by calling the function on an example; skip empty batches"
@@ -261,6 +270,8 @@ class Batch:
         ]
         self.columns = [c for a in self.args for c in a.columns]
         self.size = batch_size(self.columns, "vmap: ")
+        self.arrays = any(is_float_array(c.values) for c in self.columns)
+        """A mapped leaf is a NumPy array: outputs of numbers are arrays too."""
         self.clean: set[Node] = set()  # nodes known not to depend on a mapped node
         self.mapped: set[Node] | None = None  # the nodes in the columns, once needed
 
@@ -300,7 +311,13 @@ def stack_outputs(outs: list[object], axes: TreeDef, batch: Batch) -> object:
     columns = columns_of(outs, "fn(example {i})", "vmap: ")
     leaves: list[object] = []
     for column, (path, axis) in zip(columns, _leaf_axes(axes, tree), strict=True):
-        leaves.append(column if axis == 0 else _unbatched(column, path, batch))
+        if axis != 0:
+            leaves.append(_unbatched(column, path, batch))
+        elif batch.arrays and not any(isinstance(x, _Arith) for x in column):
+            numpy = sys.modules["numpy"]  # loaded: an argument is one of its arrays
+            leaves.append(numpy.array(column, dtype="float64"))
+        else:
+            leaves.append(column)
     return unflatten(tree, leaves)
 
 
@@ -375,6 +392,17 @@ def _unbatched(column: list[object], path: str, batch: Batch) -> object:
 
 
 # ---- small helpers -----------------------------------------------------------------
+
+
+def is_float_array(x: object) -> bool:
+    """A one-dimensional NumPy float64 array (NumPy is never imported here)."""
+    t = type(x)
+    return (
+        t.__name__ == "ndarray"
+        and t.__module__ == "numpy"
+        and getattr(x, "ndim", None) == 1
+        and str(getattr(x, "dtype", "")) == "float64"
+    )
 
 
 def _is_number(x: object) -> bool:

@@ -14,11 +14,15 @@ loop simply builds the graph.
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Literal, Protocol, TypeAlias, TypeVar, overload
 
+import attrs
+
+from autograd.core.batching import hook
 from autograd.core.nodes import Scalar
-from autograd.pytree import flatten_any, unflatten
+from autograd.pytree import TreeDef, flatten_any, unflatten
 from autograd.transforms.arguments import positional_names
 from autograd.transforms.batch import (
     LEAF_AXES,
@@ -172,10 +176,37 @@ def vmap(
                 "positionally with an in_axes entry, or bind them with functools.partial"
             )
         batch = Batch(args, ins, names)
+        batched = hook.get()  # inside a jit trace: the whole batch at once, if it can be
+        if batched is not None:
+            out = batched(fn, batch, outs_axes)
+            if out is not NotImplemented:
+                return out
         outs = [batch.call(fn, i) for i in range(batch.size)]
         return stack_outputs(outs, outs_axes, batch)
 
+    _made_by[mapped] = Mapped(fn, ins, outs_axes, names)
     return mapped
+
+
+@attrs.frozen
+class Mapped:
+    """What a function `vmap` returned maps: for `jit`, which runs it as one batch."""
+
+    fn: Callable[..., object]
+    in_spec: TreeDef | tuple[TreeDef, ...]
+    out_axes: TreeDef
+    names: list[str]
+
+
+_made_by: weakref.WeakKeyDictionary[Callable[..., object], Mapped] = weakref.WeakKeyDictionary()
+
+
+def vmap_of(fn: Callable[..., object]) -> Mapped | None:
+    """What ``fn`` maps, if `vmap` made it."""
+    try:
+        return _made_by.get(fn)
+    except TypeError:  # not weak-referenceable: not one of ours
+        return None
 
 
 @overload

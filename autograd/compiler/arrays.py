@@ -1,0 +1,336 @@
+"""The NumPy dialect of generated code: one statement runs a whole batch at once.
+
+`jit` of a `vmap`ped function compiles the per-example program once; the
+statements that depend on a mapped argument are rewritten here to operate on
+NumPy float64 arrays (one element per example), the rest stay float code.
+The rewrite is syntactic and small: each float helper becomes its array twin
+(`TWINS`), a conditional expression ``(a if c else b)`` becomes an element-wise
+select, ``c and d`` an element-wise ``and``, a guard checks every example.
+Arithmetic operators and comparisons mean the same on arrays.
+
+Each twin gives the float helper's IEEE results element by element: the same
+bits where NumPy's function is correctly rounded (arithmetic, ``sqrt``,
+``abs``, selects), within the ulp bounds of docs/numerics.md where it is not
+(``exp``, ``log``, ``tanh``, ...). A twin called on a Python float is the
+float helper itself, so values that do not vary over the batch are computed
+exactly as eager code computes them.
+
+NumPy is an optional dependency: without it `HAVE_NUMPY` is false, nothing
+here is called, and `vmap` loops over the examples.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import functools
+import importlib.util
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeAlias, cast
+
+from autograd.compiler.codegen import Dialect, GuardFailed
+from autograd.core import floats as fl
+from autograd.core.nodes import Node
+from autograd.core.sym import HELPERS
+
+HAVE_NUMPY = importlib.util.find_spec("numpy") is not None
+"""NumPy is an extra: without it `vmap` loops over the examples, under `jit` too."""
+
+np: Any = None
+"""NumPy, imported on first use: importing the engine does not import it."""
+
+
+def _numpy() -> None:
+    global np
+    if np is None:
+        import numpy  # on first use only (import time matters to the CLI)
+
+        np = numpy
+
+
+Value: TypeAlias = Any
+"""A float or a float64 array (NumPy is optional, and its types vary by version)."""
+
+
+def _elementwise(
+    name: str, float_fn: Callable[..., float], array_fn: Callable[..., object]
+) -> Callable[..., Value]:
+    """``float_fn`` on floats, ``array_fn`` as soon as one argument is an array."""
+
+    def twin(*xs: Value) -> Value:
+        if all(type(x) is float for x in xs):
+            return float_fn(*xs)
+        return array_fn(*xs)
+
+    twin.__name__ = f"np_{name}"
+    return twin
+
+
+def _select(c: object, a: Value, b: Value) -> Value:
+    """``a if c else b``, element by element when ``c`` is an array."""
+    if isinstance(c, np.ndarray):
+        return np.where(c, a, b)
+    return a if c else b
+
+
+def _and(*cs: Value) -> Value:
+    """``c and d ...``, element by element when one is an array."""
+    if any(isinstance(c, np.ndarray) for c in cs):
+        return functools.reduce(np.logical_and, cs)
+    return all(cs)
+
+
+def _check_guard_all(holds: object, expected: bool) -> float:
+    """A guard over a batch: every example must go the traced way."""
+    if isinstance(holds, np.ndarray):
+        if not (bool(holds.all()) if expected else not bool(holds.any())):
+            raise GuardFailed
+        return 0.0
+    if holds is not expected:
+        raise GuardFailed
+    return 0.0
+
+
+def _batch_sum(x: Value, size: int) -> float:
+    """The sum over a batch in `autograd.sum`'s balanced order: pairs, then pairs of pairs.
+
+    ``x`` is one value per example, or one value for all of them (then it is
+    added ``size`` times, in the same order).
+    """
+    a = x if isinstance(x, np.ndarray) and x.ndim == 1 else np.full(size, float(x))
+    while len(a) > 1:
+        n = len(a)
+        paired = a[0 : n - 1 : 2] + a[1:n:2]
+        a = np.append(paired, a[-1]) if n % 2 else paired
+    return float(a[0])
+
+
+def _pow_scalar(x: Value, c: Value) -> Value:
+    """`floats.pow_scalar_float` element by element (PyTorch's cheaper exponent paths)."""
+    if type(c) is float:
+        if c == 2.0:
+            return x * x
+        if c == 3.0:
+            return x * x * x
+        if c == 0.5:
+            return np.sqrt(x)
+        if c == -1.0:
+            return np.divide(1.0, x)
+        if c == -2.0:
+            return np.divide(1.0, x * x)
+        if c == -0.5:
+            return np.divide(1.0, np.sqrt(x))
+        return np.power(x, c)
+    cases = [
+        (c == 2.0, x * x),
+        (c == 3.0, x * x * x),
+        (c == 0.5, np.sqrt(x)),
+        (c == -1.0, np.divide(1.0, x)),
+        (c == -2.0, np.divide(1.0, x * x)),
+        (c == -0.5, np.divide(1.0, np.sqrt(x))),
+    ]
+    return np.select([k for k, _ in cases], [v for _, v in cases], np.power(x, c))
+
+
+def _sign(x: Value) -> Value:
+    return np.where(x > 0.0, 1.0, np.where(x < 0.0, -1.0, 0.0))
+
+
+def _maximum(x: Value, y: Value) -> Value:
+    return np.where((x != x) | (y != y), np.nan, np.where(x < y, y, x))
+
+
+def _minimum(x: Value, y: Value) -> Value:
+    return np.where((x != x) | (y != y), np.nan, np.where(y < x, y, x))
+
+
+@functools.cache
+def _array_functions() -> dict[Callable[..., float], Callable[..., object]]:
+    """Each float helper's array function (by object: the helpers of `floats`)."""
+    return {
+        fl.div_float: np.divide,
+        fl.sqrt_float: np.sqrt,
+        fl.pow_float: np.power,
+        fl.pow_scalar_float: _pow_scalar,
+        fl.exp_float: np.exp,
+        fl.log_float: np.log,
+        fl.sigmoid_float: lambda x: 1.0 / (1.0 + np.exp(-x)),
+        fl.relu_float: lambda x: np.where(x < 0.0, 0.0, x),
+        fl.abs_float: np.abs,
+        fl.sin_float: np.sin,
+        fl.cos_float: np.cos,
+        fl.tan_float: np.tan,
+        fl.sinh_float: np.sinh,
+        fl.cosh_float: np.cosh,
+        fl.arcsin_float: np.arcsin,
+        fl.arccos_float: np.arccos,
+        fl.arctan_float: np.arctan,
+        fl.arctan2_float: np.arctan2,
+        fl.hypot_float: np.hypot,
+        fl.log1p_float: np.log1p,
+        fl.expm1_float: np.expm1,
+        fl.log2_float: np.log2,
+        fl.log10_float: np.log10,
+        fl.exp2_float: np.exp2,
+        fl.sign_float: _sign,
+        fl.maximum_float: _maximum,
+        fl.minimum_float: _minimum,
+    }
+
+
+CORRECTLY_ROUNDED: frozenset[object] = frozenset(
+    {
+        fl.div_float,
+        fl.sqrt_float,
+        fl.relu_float,
+        fl.abs_float,
+        fl.sign_float,
+        fl.maximum_float,
+        fl.minimum_float,
+    }
+)
+"""Helpers whose twins give the same bits as the float helper (IEEE arithmetic and selects)."""
+
+_exact = False
+
+
+@contextlib.contextmanager
+def exact() -> Iterator[None]:
+    """Within: twins of helpers NumPy does not round correctly call the float helper per element.
+
+    Slow (a Python call per element), and bit for bit the loop over examples:
+    the tests use it to check the batched program's structure apart from
+    NumPy's last bits. Programs compiled inside keep it.
+    """
+    global _exact
+    before, _exact = _exact, True
+    try:
+        yield
+    finally:
+        _exact = before
+
+
+def _per_element(fn: Callable[..., float]) -> Callable[..., Value]:
+    nargs = fn.__code__.co_argcount if hasattr(fn, "__code__") else 1  # math.tanh: one
+    ufunc = np.frompyfunc(fn, nargs, 1)
+
+    def each(*xs: Value) -> Value:
+        return np.asarray(ufunc(*xs), dtype=np.float64)
+
+    return each
+
+
+_MATH_NAMES = {"tanh": "tanh"}
+"""Helpers that are ``math``'s own functions: generated-code name to NumPy name."""
+
+
+def twins() -> dict[str, object]:
+    """The array twin of every helper generated code may call that has one, by the twin's name."""
+    _numpy()
+    out: dict[str, object] = {
+        "np_select": _select,
+        "np_and": _and,
+        "np_check_guard": _check_guard_all,
+        "batch_sum": _batch_sum,
+    }
+    for name, fn in HELPERS.items():
+        if not callable(fn) or name == "check_guard":
+            continue
+        math_name = _MATH_NAMES.get(name)
+        array_fn = getattr(np, math_name) if math_name else _array_functions().get(fn)
+        if array_fn is None:  # an op defined after import: programs calling it are not batched
+            continue
+        if _exact and fn not in CORRECTLY_ROUNDED:
+            array_fn = _per_element(fn)
+        out[f"np_{name}"] = _elementwise(name, fn, array_fn)
+    return out
+
+
+class _ToArrays(ast.NodeTransformer):
+    """Rewrite one float expression into its NumPy form (see the module docstring)."""
+
+    def __init__(self, helpers: Iterable[str], twins: Iterable[str]) -> None:
+        self.helpers = set(helpers)
+        self.twins = set(twins)
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id in self.helpers:
+            name = f"np_{node.func.id}"
+            if name not in self.twins:
+                raise LookupError(
+                    f"the float helper {node.func.id} has no NumPy twin (compiler/arrays.py)"
+                )
+            node.func = ast.Name(name, ast.Load())
+        return node
+
+    def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
+        self.generic_visit(node)
+        return _call("np_select", [node.test, node.body, node.orelse])
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
+        self.generic_visit(node)
+        assert isinstance(node.op, ast.And), "generated code joins conditions with and only"
+        return _call("np_and", node.values)
+
+
+def _call(name: str, args: list[ast.expr]) -> ast.Call:
+    return ast.Call(ast.Name(name, ast.Load()), args, [])
+
+
+def to_arrays(exprs: list[str]) -> list[str]:
+    """The NumPy form of generated float expressions.
+
+    Raises:
+        LookupError: naming a float helper without a twin (an op defined after
+            import): `jit` then runs the loop over examples.
+    """
+    rewriter = _ToArrays((name for name, fn in HELPERS.items() if callable(fn)), twins())
+    out = []
+    for expr in exprs:
+        tree = rewriter.visit(ast.parse(expr, mode="eval"))
+        out.append(ast.unparse(ast.fix_missing_locations(tree)))
+    return out
+
+
+def dialect(
+    varying: Iterable[int], batch_of: dict[Node, int] | None = None, sizes: tuple[int, ...] = ()
+) -> Dialect:
+    """The NumPy dialect for a program whose inputs at ``varying`` hold arrays.
+
+    ``batch_of`` and ``sizes``: the variables of `vmap` calls made inside the
+    trace (`compiler.batched`).
+    """
+    _numpy()
+    return Dialect(frozenset(varying), to_arrays, twins, dict(batch_of or {}), sizes)
+
+
+def column(values: Value) -> Value:
+    """One mapped leaf's values (numbers, one per example) as a float64 array.
+
+    Ints are converted as everywhere in the engine: beyond float range they
+    become a signed infinity (`floats.int_to_float`), not an error.
+    """
+    _numpy()
+    if isinstance(values, np.ndarray):
+        return values
+    try:
+        return np.array(values, dtype=np.float64)
+    except (OverflowError, TypeError, ValueError):
+        return np.array(
+            [fl.int_to_float(v) if isinstance(v, int) else v for v in values], dtype=np.float64
+        )
+
+
+def as_batch(value: Value, size: int, arrays: bool) -> object:
+    """An output of a batched program, one float per example: an array or a list of floats."""
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        return value if arrays else value.tolist()
+    v = float(value)
+    return np.full(size, v) if arrays else [v] * size
+
+
+def quiet() -> contextlib.AbstractContextManager[object]:
+    """IEEE results without NumPy's warnings (``1/0``, ``log(-1)``): floats give them silently."""
+    _numpy()
+    return cast("contextlib.AbstractContextManager[object]", np.errstate(all="ignore"))

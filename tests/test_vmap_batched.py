@@ -1,0 +1,416 @@
+"""`jit(vmap(f))` runs one batched NumPy program: checked against the loop over examples.
+
+With NumPy's transcendental functions swapped for ``math``'s (`arrays.exact`),
+the batched program must give the loop's bits: that checks its structure
+(which statements vary, selects, guards, outputs). NumPy's own functions are
+checked against the float helpers one by one, with the ulp bounds that
+docs/numerics.md publishes. Without NumPy, `jit(vmap(f))` is the loop.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import struct
+from collections.abc import Callable, Sequence
+from typing import cast
+
+import compose_fuzz
+import pytest
+from compose_fuzz import SKIPPED, Case, bits, cases
+from hypothesis import given, reject
+from hypothesis import strategies as st
+
+import autograd as ag
+from autograd import Scalar
+from autograd.compiler import arrays
+from autograd.compiler import jit as jit_module
+from autograd.core.sym import HELPERS
+from autograd.walks import toposort
+
+needs_numpy = pytest.mark.skipif(not arrays.HAVE_NUMPY, reason="batched execution needs NumPy")
+
+
+@pytest.fixture
+def batched_calls(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Records, per `jit(vmap)` call, whether one batched program answered it."""
+    seen: list[bool] = []
+    real = jit_module._batched_call
+
+    def spy(*args: object) -> object:
+        out = real(*args)  # type: ignore[arg-type]  # the spied function's own arguments
+        seen.append(out is not jit_module._NOT_BATCHED)
+        return out
+
+    monkeypatch.setattr(jit_module, "_batched_call", spy)
+    return seen
+
+
+def agree(case: Case) -> None:
+    why = compose_fuzz.check(case)
+    if why == SKIPPED:
+        reject()  # the eager call raised on two plain floats, as Python's float ops do
+    assert why is None, f"{compose_fuzz.describe(case)}: {why}"
+
+
+# ---- random programs: jit directly over vmap, so the batched path runs ---------------------
+
+STACKS = [["vmap"], *[[inner, "vmap"] for inner in compose_fuzz.TRANSFORMS if inner != "vmap"]]
+
+
+@needs_numpy
+@pytest.mark.parametrize("kinds", STACKS, ids=["-".join(k) for k in STACKS])
+@given(data=st.data())
+def test_batched_program_gives_the_loops_bits(kinds: list[str], data: st.DataObject) -> None:
+    with arrays.exact():
+        agree(data.draw(cases(kinds, jit_level=len(kinds))))
+
+
+@needs_numpy
+def test_the_batched_path_runs(batched_calls: list[bool]) -> None:
+    def f(w: Scalar, x: Scalar) -> Scalar:
+        return ag.tanh(w * x) * ag.relu(x)
+
+    xs = [1.0, -2.0, 3.0]
+    with arrays.exact():
+        got = ag.jit(ag.vmap(ag.grad(f), in_axes=(None, 0)))(0.5, xs)
+    assert bits(got) == bits([ag.grad(f)(0.5, x) for x in xs])
+    assert batched_calls == [True]
+
+
+# ---- NumPy's functions against the float helpers ------------------------------------------
+
+ULPS = {
+    "tanh": 3,
+    "log10_float": 2,
+    "sigmoid_float": 4,
+    "sinh_float": 2,
+}
+"""Largest difference measured between a twin and its float helper, in ulps (others: 1;
+the correctly rounded helpers and sin/cos: 0). The table in docs/numerics.md."""
+EXACT_NAMES = {"sin_float", "cos_float"}
+
+
+def ulps(a: float, b: float) -> int:
+    ia: int = struct.unpack("<q", struct.pack("<d", a))[0]
+    ib: int = struct.unpack("<q", struct.pack("<d", b))[0]
+    ia = ia if ia >= 0 else -(ia & 0x7FFFFFFFFFFFFFFF)
+    ib = ib if ib >= 0 else -(ib & 0x7FFFFFFFFFFFFFFF)
+    return abs(ia - ib)
+
+
+SPECIAL = [0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 0.5, 3.0, -0.5, math.inf, -math.inf, math.nan]
+SPECIAL += [5e-324, -5e-324, 1e300, -1e300, 710.0, -745.5, 1e-8]
+HELPER_NAMES = sorted(n for n, f in HELPERS.items() if callable(f) and n != "check_guard")
+
+
+def _arity(fn: Callable[..., float]) -> int:
+    return int(fn.__code__.co_argcount) if hasattr(fn, "__code__") else 1
+
+
+def _inputs(rng: random.Random, n: int) -> list[float]:
+    out = []
+    for _ in range(n):
+        k = rng.random()
+        if k < 0.4:
+            out.append(rng.uniform(-1.0, 1.0))
+        elif k < 0.7:
+            out.append(rng.uniform(-50.0, 50.0))
+        elif k < 0.85:
+            out.append(rng.uniform(-700.0, 700.0))
+        else:  # any float at all, from its bits
+            out.append(struct.unpack("<d", struct.pack("<Q", rng.getrandbits(64)))[0])
+    return out
+
+
+@needs_numpy
+@pytest.mark.parametrize("name", HELPER_NAMES)
+def test_each_twin_is_its_float_helper_within_the_published_ulps(name: str) -> None:
+    import numpy as np  # NumPy is optional: only with it
+
+    fn = HELPERS[name]
+    assert callable(fn)
+    twin = arrays.twins()[f"np_{name}"]
+    assert callable(twin)
+    rng = random.Random(name)
+    n = _arity(fn)
+    if n == 1:
+        cols = [_inputs(rng, 20_000) + SPECIAL]
+    else:
+        a, b = _inputs(rng, 20_000), _inputs(rng, 20_000)
+        if name.startswith("pow"):  # exponents: the scalar paths, integers, and any
+            b = [
+                rng.choice([2.0, 3.0, 0.5, -1.0, -2.0, -0.5, 1.5, float(rng.randint(-5, 5))])
+                for _ in a
+            ]
+        cols = [a + [x for x in SPECIAL for _ in SPECIAL], b + SPECIAL * len(SPECIAL)]
+    with arrays.quiet():
+        got = twin(*[np.array(c) for c in cols]).tolist()
+    bound = 0 if fn in arrays.CORRECTLY_ROUNDED or name in EXACT_NAMES else ULPS.get(name, 1)
+    worst = 0
+    for args, g in zip(zip(*cols, strict=True), got, strict=True):
+        w = fn(*args)
+        if math.isnan(w) or math.isnan(g):
+            assert math.isnan(w), (name, args, g, w)
+            assert math.isnan(g), (name, args, g, w)
+            continue
+        if not (math.isfinite(w) and math.isfinite(g)) or w == 0.0 or g == 0.0:
+            assert struct.pack("<d", g) == struct.pack("<d", w), (
+                name,
+                args,
+                g,
+                w,
+            )  # specials: exact
+            continue
+        worst = max(worst, ulps(g, w))
+    assert worst <= bound, f"{name}: {worst} ulps, published bound {bound}"
+
+
+@needs_numpy
+def test_every_helper_has_a_twin() -> None:
+    assert {f"np_{n}" for n in HELPER_NAMES} <= set(arrays.twins())
+
+
+@needs_numpy
+def test_code_calling_a_helper_without_twin_is_refused() -> None:
+    def shiny_float(x: float) -> float:
+        return x
+
+    HELPERS["shiny_float"] = shiny_float
+    try:
+        with pytest.raises(LookupError, match="shiny_float has no NumPy twin"):
+            arrays.to_arrays(["shiny_float(a0)"])
+    finally:
+        del HELPERS["shiny_float"]
+
+
+# ---- choices on plain numbers: examples that disagree ---------------------------------------
+
+
+@needs_numpy
+@pytest.mark.parametrize(
+    "cs",
+    [[0.0, 2.0, 0.0], [2.0, 0.0, 0.0], [0.0, 0.0, 0.0], [2.0, 3.0, 0.5]],
+    ids=["first-zero", "later-zero", "all-zero", "none-zero"],
+)
+def test_a_choice_on_a_mapped_plain_number_follows_each_example(
+    cs: list[float], batched_calls: list[bool]
+) -> None:
+    """pow's rule chooses on ``c == 0`` (a plain number: not differentiated), as eager does."""
+
+    def f(x: Scalar, c: Scalar) -> Scalar:
+        return x**c
+
+    xs = [0.0, 0.0, 2.0]
+    want = [ag.grad(ag.grad(f))(x, c) for x, c in zip(xs, cs, strict=True)]
+    jitted = ag.jit(ag.vmap(ag.grad(ag.grad(f))))
+    for _ in range(2):  # the second call runs the cached program (or the cached loop)
+        assert bits(jitted(xs, cs)) == bits(want)
+    uniform = len({c == 0.0 for c in cs}) == 1
+    assert batched_calls[-1] is uniform  # examples that disagree run the loop
+
+
+# ---- the layout: lists in, lists out; arrays in, arrays out; without NumPy, the loop ------
+
+
+def loss(p: dict[str, Scalar], x: Scalar, y: Scalar) -> Scalar:
+    return (ag.tanh(p["w"] * x + p["b"]) - y) ** 2
+
+
+P: dict[str, Scalar] = {"w": 0.7, "b": -0.3}
+XS, YS = [0.5, -1.5, 2.0, 0.25], [1.0, 0.0, -0.5, 0.3]
+
+
+def test_without_numpy_jit_of_vmap_is_the_loop(
+    monkeypatch: pytest.MonkeyPatch, batched_calls: list[bool]
+) -> None:
+    monkeypatch.setattr(jit_module, "HAVE_NUMPY", False)
+    f = per_example_grads()
+    assert bits(ag.jit(f)(P, XS, YS)) == bits(f(P, XS, YS))
+    assert batched_calls == []
+
+
+def per_example_grads() -> Callable[..., object]:
+    """``vmap(grad(loss))`` typed loosely: the tests below call it on lists and on arrays."""
+    return ag.vmap(ag.grad(loss), in_axes=(None, 0, 0))
+
+
+@needs_numpy
+def test_lists_give_lists_of_floats() -> None:
+    out = ag.jit(per_example_grads())(P, XS, YS)
+    assert isinstance(out, dict)
+    assert all(type(v) is list for v in out.values())
+    assert all(type(x) is float for v in out.values() for x in v)
+
+
+@needs_numpy
+def test_arrays_give_arrays_in_both_modes() -> None:
+    import numpy as np  # NumPy is optional: only with it
+
+    f = per_example_grads()
+    xs, ys = np.array(XS), np.array(YS)
+    eager, jitted = f(P, xs, ys), ag.jit(f)(P, xs, ys)
+    for out in (eager, jitted):
+        assert isinstance(out, dict)
+        for v in out.values():
+            assert isinstance(v, np.ndarray)
+            assert v.dtype == np.float64
+            assert v.shape == (4,)
+    assert isinstance(eager, dict)
+    assert isinstance(jitted, dict)
+    for k in ("w", "b"):  # tanh: a few ulps apart (docs/numerics.md)
+        assert np.allclose(eager[k], jitted[k], rtol=1e-14, atol=0.0)
+    with arrays.exact():
+        exact = ag.jit(f)(P, xs, ys)
+    assert isinstance(exact, dict)
+    assert bits(exact["b"].tolist()) == bits(eager["b"].tolist())
+
+
+@needs_numpy
+def test_a_ragged_batch_of_arrays_names_both_paths() -> None:
+    import numpy as np  # NumPy is optional: only with it
+
+    f = ag.jit(per_example_grads())
+    with pytest.raises(ValueError, match=r"x has 4 examples but y has 3"):
+        f(P, np.array(XS), np.array(YS[:3]))
+
+
+# ---- vmap inside a jitted function: sums over the batch, and their gradients ---------------
+
+
+def tree_sum(xs: Sequence[float]) -> float:
+    """`autograd.sum`'s order over plain floats: the order a batch is summed in."""
+    level: list[float] = list(xs)
+    while len(level) > 1:
+        paired = [a + b for a, b in zip(level[0::2], level[1::2], strict=False)]
+        if len(level) % 2:
+            paired.append(level[-1])
+        level = paired
+    return level[0]
+
+
+@needs_numpy
+@given(
+    program=compose_fuzz.programs(2),
+    pick=st.integers(-1, 3),
+    p=compose_fuzz.values(),
+    xs=st.lists(compose_fuzz.values(), min_size=1, max_size=5),
+)
+def test_the_gradient_of_a_batch_mean_is_the_per_example_vjps_summed_in_tree_order(
+    program: compose_fuzz.Program, pick: int, p: float, xs: list[float]
+) -> None:
+    """``jit(value_and_grad(mean ∘ vmap(f)))``: the value is eager's bits; the gradient of the
+    shared argument sums each example's vjp (seeded with 1/n) in `autograd.sum`'s order."""
+
+    def f(q: Scalar, x: Scalar) -> Scalar:
+        return compose_fuzz.pick_leaf(program(q, x), pick)
+
+    def batch_mean(q: Scalar) -> Scalar:
+        return ag.mean(ag.vmap(f, in_axes=(None, 0))(q, xs))
+
+    try:
+        want_value, want_grad = ag.value_and_grad(batch_mean)(p)
+        per_example = [ag.vjp(lambda q, x=x: f(q, x), p)[1](1.0 / len(xs))[0] for x in xs]
+    except (ArithmeticError, ValueError):
+        reject()  # Python's float ops raised on two plain floats, as eager does
+    with arrays.exact():
+        value, g = ag.jit(ag.value_and_grad(batch_mean))(p)
+    assert bits(value) == bits(want_value)
+    if varies(f, p, xs[0]):
+        assert bits(g) == bits(tree_sum([cast(float, v) for v in per_example]))
+    else:  # the same output for every example: the list the loop gives, and its gradient
+        assert bits(g) == bits(want_grad)
+
+
+def varies(f: Callable[[Scalar, Scalar], Scalar], p: float, x: float) -> bool:
+    """Whether ``f``'s output depends on its second argument (a graph walk)."""
+    v = ag.Leaf(x)
+    out = f(ag.Leaf(p), v)
+    if isinstance(out, float | int):
+        return False
+    return any(node is v for node, _ in toposort(out))
+
+
+@needs_numpy
+def test_the_moons_step_runs_as_one_batch(batched_calls: list[bool]) -> None:
+    """The one-example loss of an MLP, its batch mean and weight decay, per argument layout."""
+
+    def loss(params: list[list[Scalar]], x: list[Scalar], y: Scalar) -> Scalar:
+        h = [ag.relu(n[2] + ag.dot(n[:2], x)) for n in params[:-1]]
+        return ag.relu(1.0 - y * (params[-1][-1] + ag.dot(params[-1][:-1], h)))
+
+    def step(params: list[list[Scalar]], xs: list[list[float]], ys: list[float]) -> Scalar:
+        data = ag.mean(ag.vmap(loss, in_axes=(None, 0, 0))(params, xs, ys))
+        return data + 1e-4 * ag.sum([w * w for n in params for w in n])
+
+    rng = random.Random(3)
+    params: list[list[Scalar]] = [[rng.uniform(-1, 1) for _ in range(3)] for _ in range(4)]
+    params.append([0.5, -0.5, 1.0, 0.2, 0.1])
+    xs = [[rng.uniform(-2, 2) for _ in range(7)] for _ in range(2)]  # two columns of 7 examples
+    ys = [rng.choice([-1.0, 1.0]) for _ in range(7)]
+    eager = ag.value_and_grad(step)(params, xs, ys)
+    jitted = ag.jit(ag.value_and_grad(step))
+    for _ in range(2):
+        value, g = jitted(params, xs, ys)
+        assert bits(value) == bits(eager[0])  # relu, dot, mean: correctly rounded
+        for got_n, want_n in zip(g, eager[1], strict=True):
+            assert got_n == pytest.approx(want_n, rel=1e-13, abs=1e-300)  # the sum's order
+    assert batched_calls == []  # vmap inside jit: the trace's hook, not jit(vmap)
+    closure = ag.jit(ag.grad(lambda q: step(q, xs, ys)))
+    for got_n, want_n in zip(closure(params), eager[1], strict=True):
+        assert got_n == pytest.approx(want_n, rel=1e-13, abs=1e-300)
+
+
+@needs_numpy
+@pytest.mark.parametrize(
+    "use",
+    [
+        lambda r: r[0] * 2.0,  # one example
+        lambda r: sum(r),  # Python's sum, one example at a time
+        lambda r: ag.dot(r, r),  # a product of examples
+        lambda r: ag.mean([v * v for v in r]),  # arithmetic on each example
+    ],
+    ids=["index", "builtin-sum", "dot", "each"],
+)
+def test_examples_used_one_by_one_make_jit_loop(use: Callable[[list[Scalar]], Scalar]) -> None:
+    def f(w: Scalar) -> Scalar:
+        return use(ag.vmap(lambda w, x: ag.tanh(w * x), in_axes=(None, 0))(w, XS))
+
+    assert bits(ag.jit(ag.value_and_grad(f))(0.3)) == bits(ag.value_and_grad(f)(0.3))
+
+
+@needs_numpy
+def test_a_batched_result_returned_is_a_list_per_example() -> None:
+    def f(w: Scalar, xs: list[float]) -> tuple[list[Scalar], Scalar]:
+        r = ag.vmap(lambda w, x: ag.sin(w * x), in_axes=(None, 0))(w, xs)
+        return r, ag.sum(r)
+
+    with arrays.exact():
+        got = ag.jit(f)(0.7, XS)
+    assert bits(got) == bits(f(0.7, XS))
+
+
+@needs_numpy
+@pytest.mark.parametrize("transform", ["hessian", "jacobian-of-grad", "grad-of-grad"])
+def test_transforms_through_a_batch_sum_inside_jit_equal_eager(transform: str) -> None:
+    """An inner transform differentiating through a batch sum: jit finds out and loops."""
+
+    def batch_mean(p: Sequence[Scalar]) -> Scalar:
+        return ag.mean(
+            ag.vmap(lambda p, x, y: loss({"w": p[0], "b": p[1]}, x, y), in_axes=(None, 0, 0))(
+                p, XS, YS
+            )
+        )
+
+    fn: Callable[..., object]
+    if transform == "hessian":
+        fn = ag.hessian(batch_mean)
+    elif transform == "jacobian-of-grad":
+        fn = ag.jacobian(ag.grad(batch_mean))
+    else:
+
+        def first(p: Sequence[Scalar]) -> Scalar:
+            return cast(Scalar, ag.grad(batch_mean)(cast("list[float]", p))[0])  # nodes at run time
+
+        fn = ag.grad(first)
+    assert bits(ag.jit(fn)([0.7, -0.3])) == bits(fn([0.7, -0.3]))
