@@ -34,8 +34,12 @@ T1 = TypeVar("T1")
 T2 = TypeVar("T2")
 F_co = TypeVar("F_co", covariant=True)
 N_co = TypeVar("N_co", covariant=True)
+T_co = TypeVar("T_co", covariant=True)
 FloatSeq = TypeVar("FloatSeq", bound=Sequence[float])
 FloatMap = TypeVar("FloatMap", bound=Mapping[str, float])
+ScalarSeq = TypeVar("ScalarSeq", bound=Sequence[Scalar])
+ObjectSeq = TypeVar("ObjectSeq", bound=Sequence[object])
+ObjectMap = TypeVar("ObjectMap", bound=Mapping[str, object])
 
 
 # ---- what the transforms return: floats in, floats out; nodes in, nodes out ----
@@ -80,6 +84,18 @@ class OnPair(Protocol[P, F_co, N_co]):
     def __call__(self, x: float, y: float, /, *args: P.args, **kwargs: P.kwargs) -> F_co: ...
     @overload
     def __call__(self, x: Scalar, y: Scalar, /, *args: P.args, **kwargs: P.kwargs) -> N_co: ...
+
+
+class Hessian(Protocol[T_co]):
+    """The Hessian of a function of a class ``T``: a ``T`` whose every field holds a ``T``.
+
+    For ``@attrs.frozen class Params: w: float; b: float``, ``H.w.b`` is
+    d/db (d f / dw), a float. Exact for a class whose fields are scalars (the
+    usual parameter class); a field that is itself a container holds that
+    container of ``T``s at run time, which no type can spell (docs/typing.md).
+    """
+
+    def __getattr__(self, name: str) -> T_co: ...
 
 
 # ---- jvp ----------------------------------------------------------------------
@@ -531,11 +547,35 @@ def hessian(
     has_aux: Literal[False] = False,
 ) -> OnSequence[P, Sequence[Sequence[float]], Sequence[Sequence[Scalar]]]: ...
 @overload
-def hessian(
+def hessian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Mapping[K, Node], P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
 ) -> OnMapping[K, P, dict[K, dict[K, float]], dict[K, dict[K, Scalar]]]: ...
+@overload
+def hessian(
+    fn: Callable[Concatenate[ScalarSeq, P], Scalar],
+    argnums: Literal[0] = 0,
+    has_aux: Literal[False] = False,
+) -> Fn[Concatenate[ScalarSeq, P], Sequence[Sequence[Scalar]]]: ...
+@overload
+def hessian(
+    fn: Callable[Concatenate[ObjectSeq, P], Scalar],
+    argnums: Literal[0] = 0,
+    has_aux: Literal[False] = False,
+) -> Fn[Concatenate[ObjectSeq, P], Sequence[object]]: ...
+@overload
+def hessian(
+    fn: Callable[Concatenate[ObjectMap, P], Scalar],
+    argnums: Literal[0] = 0,
+    has_aux: Literal[False] = False,
+) -> Fn[Concatenate[ObjectMap, P], Mapping[str, object]]: ...
+@overload
+def hessian(
+    fn: Callable[Concatenate[T, P], Scalar],
+    argnums: Literal[0] = 0,
+    has_aux: Literal[False] = False,
+) -> Fn[Concatenate[T, P], Hessian[T]]: ...
 @overload
 def hessian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Node, Node, P], Scalar],
