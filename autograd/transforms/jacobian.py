@@ -10,7 +10,8 @@ fields) comes back as ``T``. Outputs: a scalar gives ``float``, a
 A node in, a node out: a function typed in `Node` (or `Scalar`) may also be
 called on nodes, and then returns nodes linked to their graph. The protocols
 below say so: ``OnScalar[P, F, N]`` returns ``F`` for a float and ``N`` for a
-node, and the other three do the same for sequences, mappings and pairs.
+node (``ScalarFn[P]`` is ``OnScalar[P, float, Scalar]``), and the other three
+do the same for sequences, mappings and pairs.
 """
 
 from __future__ import annotations
@@ -48,15 +49,29 @@ ObjectMap = TypeVar("ObjectMap", bound=Mapping[str, object])
 class OnScalar(Protocol[P, F_co, N_co]):
     """A transform of a function of a scalar: a float gives ``F_co``, a node ``N_co``.
 
-    ``OnScalar[[], float, Scalar]`` is what `hessian` of ``(Node) -> Scalar``
-    returns: ``hessian(f)(1.0)`` is a float, ``hessian(f)(Leaf(1.0))`` a node
-    (or ``0.0``) linked to the leaf.
+    ``OnScalar[[], Sequence[float], Sequence[Scalar]]`` is what `jacobian` of
+    ``(Node) -> list[Scalar]`` returns: ``jacobian(f)(1.0)`` is a sequence of
+    floats, ``jacobian(f)(Leaf(1.0))`` of nodes (or ``0.0``) linked to the leaf.
     """
 
     @overload
     def __call__(self, x: float, /, *args: P.args, **kwargs: P.kwargs) -> F_co: ...
     @overload
     def __call__(self, x: Node, /, *args: P.args, **kwargs: P.kwargs) -> N_co: ...
+
+
+class ScalarFn(Protocol[P]):
+    """`OnScalar[P, float, Scalar]` under a short name: a scalar in, a scalar out.
+
+    What `hessian` and `jacobian` of ``(Node) -> Scalar`` return, the common
+    case, so that mypy's messages and ``reveal_type`` read ``ScalarFn[[]]``
+    instead of spelling out the node union.
+    """
+
+    @overload
+    def __call__(self, x: float, /, *args: P.args, **kwargs: P.kwargs) -> float: ...
+    @overload
+    def __call__(self, x: Node, /, *args: P.args, **kwargs: P.kwargs) -> Scalar: ...
 
 
 class OnSequence(Protocol[P, F_co, N_co]):
@@ -381,7 +396,7 @@ def jacobian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Node, P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> OnScalar[P, float, Scalar]: ...
+) -> ScalarFn[P]: ...
 @overload
 def jacobian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Node, P], Sequence[Scalar]],
@@ -521,7 +536,7 @@ def hessian(
     fn: Callable[Concatenate[Node, P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> OnScalar[P, float, Scalar]: ...
+) -> ScalarFn[P]: ...
 @overload
 def hessian(
     fn: Callable[Concatenate[float, P], Scalar],
