@@ -1,15 +1,18 @@
-"""`grad` and `value_and_grad` called on nodes outside any transform return linked nodes.
+"""Transforms called on nodes outside any transform return linked nodes.
 
 As the ops do: a float in, a float out; a node in, a node out. So the result
-of ``grad(f)(x)`` for a `Leaf` ``x`` can itself be differentiated with
-`gradients`, and its value is bit for bit the float result.
+of ``grad(f)(x)`` (or `jvp`, `vjp`, `jacobian`, `hessian`) for a `Leaf` ``x``
+can itself be differentiated with `gradients`, and its value is bit for bit
+the float result. The derivative through it is checked against central
+differences of the float transform, an oracle that shares no sweep with it.
 """
 
 from __future__ import annotations
 
 import math
 import struct
-from typing import assert_type
+from collections.abc import Callable, Sequence
+from typing import assert_type, cast
 
 import pytest
 
@@ -57,3 +60,132 @@ def test_types_say_so() -> None:
     x = Leaf(1.0)
     assert_type(ag.grad(f)(x), Scalar)
     assert_type(ag.grad(f)(1.0), float)
+
+
+# ---- jvp, vjp, jacobian, hessian --------------------------------------------
+
+H = 1e-5
+
+
+def central(fn: Callable[[float], float], x0: float) -> float:
+    """The derivative of a float function at ``x0`` by central differences."""
+    return (fn(x0 + H) - fn(x0 - H)) / (2 * H)
+
+
+def close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-8)
+
+
+def f2(x: Node, y: Node) -> Scalar:
+    return ag.sin(x) * y**2 + ag.exp(x * y)
+
+
+def node(v: Scalar) -> Node:
+    assert isinstance(v, Node), f"expected a node, got {v!r}"
+    return v
+
+
+def d(out: Scalar, wrt: Leaf) -> float:
+    """d out / d wrt through the graph of a transform's result."""
+    return ag.gradients(node(out)).get(wrt, 0.0)
+
+
+@pytest.mark.parametrize("x0", [0.3, -1.7, 2.5])
+def test_jvp_of_a_leaf_primal_is_linked(x0: float) -> None:
+    x = Leaf(x0)
+    value, tangent = ag.jvp(f, (x,), (1.0,))
+    f_value, f_tangent = ag.jvp(f, (x0,), (1.0,))
+    assert type(f_value) is float
+    assert type(f_tangent) is float
+    assert bits(node(value).value) == bits(f_value)
+    assert bits(node(tangent).value) == bits(f_tangent)
+    assert close(d(value, x), f_tangent)
+    assert close(d(tangent, x), central(lambda u: ag.jvp(f, (u,), (1.0,))[1], x0))
+
+
+def test_jvp_of_a_leaf_tangent_is_linear_in_it() -> None:
+    t = Leaf(2.0)
+    _, tangent = ag.jvp(f2, (0.4, 1.1), (t, 0.5))
+    assert bits(node(tangent).value) == bits(ag.jvp(f2, (0.4, 1.1), (2.0, 0.5))[1])
+    assert close(d(tangent, t), ag.jvp(f2, (0.4, 1.1), (1.0, 0.0))[1])
+
+
+@pytest.mark.parametrize("x0", [0.3, -1.7])
+def test_vjp_of_leaf_primals_is_linked(x0: float) -> None:
+    x, y = Leaf(x0), Leaf(0.8)
+    value, pullback = ag.vjp(f2, x, y)
+    gx, gy = pullback(1.0)
+    f_value, f_pullback = ag.vjp(f2, x0, 0.8)
+    fx, fy = f_pullback(1.0)
+    assert bits(node(value).value) == bits(f_value)
+    assert (bits(node(gx).value), bits(node(gy).value)) == (bits(fx), bits(fy))
+    assert close(d(value, x), fx)
+    assert close(d(gx, x), central(lambda u: ag.vjp(f2, u, 0.8)[1](1.0)[0], x0))
+    assert close(d(gy, x), central(lambda u: ag.vjp(f2, u, 0.8)[1](1.0)[1], x0))
+
+
+def test_vjp_of_a_leaf_cotangent_is_linear_in_it() -> None:
+    c = Leaf(3.0)
+    _, pullback = ag.vjp(f2, 0.4, 1.1)
+    # typed for float cotangents after float primals; run time takes a node too
+    gx, _ = cast("Callable[[Scalar], tuple[Scalar, Scalar]]", pullback)(c)
+    assert type(pullback(3.0)[0]) is float
+    assert bits(node(gx).value) == bits(pullback(3.0)[0])
+    assert close(d(gx, c), pullback(1.0)[0])
+
+
+def outputs(v: Sequence[Node]) -> list[Scalar]:
+    return [v[0] * ag.tanh(v[1]), ag.exp(v[0]) + v[1] ** 3]
+
+
+def test_jacobian_of_leaves_is_linked() -> None:
+    x0, y0 = 0.6, -0.9
+    x, y = Leaf(x0), Leaf(y0)
+    jac = ag.jacobian(outputs)([x, y])
+    f_jac = ag.jacobian(outputs)([x0, y0])
+    for i in range(2):
+        for j in range(2):
+            assert bits(node(jac[i][j]).value) == bits(f_jac[i][j])
+
+            def entry(u: float, i: int = i, j: int = j) -> float:
+                return ag.jacobian(outputs)([u, y0])[i][j]
+
+            assert close(d(jac[i][j], x), central(entry, x0)), (i, j)
+
+
+def test_hessian_of_leaves_is_linked() -> None:
+    x0, y0 = 0.6, -0.9
+    x, y = Leaf(x0), Leaf(y0)
+    hess = ag.hessian(f2, argnums=(0, 1))(x, y)
+    f_hess = ag.hessian(f2, argnums=(0, 1))(x0, y0)
+    assert type(f_hess[0][1]) is float
+    for i in range(2):
+        for j in range(2):
+            assert bits(node(hess[i][j]).value) == bits(f_hess[i][j])
+
+            def entry(u: float, i: int = i, j: int = j) -> float:
+                return ag.hessian(f2, argnums=(0, 1))(x0, u)[i][j]
+
+            assert close(d(hess[i][j], y), central(entry, y0)), (i, j)
+
+
+def test_hessian_of_a_leaf_and_its_aux() -> None:
+    def with_aux(x: Node) -> tuple[Scalar, Scalar]:
+        return ag.tanh(x) * x, x * 2.0
+
+    x = Leaf(0.5)
+    hess, aux = ag.hessian(with_aux, has_aux=True)(x)
+    assert bits(node(hess).value) == bits(ag.hessian(with_aux, has_aux=True)(0.5)[0])
+    assert close(d(hess, x), central(lambda u: ag.hessian(with_aux, has_aux=True)(u)[0], 0.5))
+    assert d(aux, x) == 2.0  # aux stays a node too, as grad's does
+    assert type(ag.hessian(with_aux, has_aux=True)(0.5)[1]) is float
+
+
+def test_linear_transforms_types_say_so() -> None:
+    x = Leaf(1.0)
+    assert_type(ag.hessian(f)(x), Scalar)
+    assert_type(ag.hessian(f)(1.0), float)
+    assert_type(ag.jvp(f, (x,), (1.0,)), tuple[Scalar, Scalar])
+    assert_type(ag.jvp(f, (1.0,), (1.0,)), tuple[float, float])
+    assert_type(ag.vjp(f, x)[0], Scalar)
+    assert_type(ag.jacobian(outputs)([x, 2.0]), Sequence[Sequence[Scalar]])

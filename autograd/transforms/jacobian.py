@@ -6,12 +6,18 @@ a `float`; `Sequence` and `Mapping` parameters get `float` leaves; any other
 parameter type ``T`` (an attrs class, a NamedTuple annotated with `Scalar`
 fields) comes back as ``T``. Outputs: a scalar gives ``float``, a
 ``Sequence`` of scalars a ``Sequence[float]``, a ``Mapping`` a ``dict``.
+
+A node in, a node out: a function typed in `Node` (or `Scalar`) may also be
+called on nodes, and then returns nodes linked to their graph. The protocols
+below say so: ``OnScalar[P, F, N]`` returns ``F`` for a float and ``N`` for a
+node (``ScalarFn[P]`` is ``OnScalar[P, float, Scalar]``), and the other three
+do the same for sequences, mappings and pairs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Concatenate, Literal, ParamSpec, TypeVar, TypeVarTuple, overload
+from typing import Concatenate, Literal, ParamSpec, Protocol, TypeVar, TypeVarTuple, overload
 
 from autograd.core.nodes import Node, Scalar
 from autograd.transforms.arguments import Arguments
@@ -27,8 +33,84 @@ R = TypeVar("R")
 Ts = TypeVarTuple("Ts")
 T1 = TypeVar("T1")
 T2 = TypeVar("T2")
+F_co = TypeVar("F_co", covariant=True)
+N_co = TypeVar("N_co", covariant=True)
+T_co = TypeVar("T_co", covariant=True)
 FloatSeq = TypeVar("FloatSeq", bound=Sequence[float])
 FloatMap = TypeVar("FloatMap", bound=Mapping[str, float])
+ScalarSeq = TypeVar("ScalarSeq", bound=Sequence[Scalar])
+ObjectSeq = TypeVar("ObjectSeq", bound=Sequence[object])
+ObjectMap = TypeVar("ObjectMap", bound=Mapping[str, object])
+
+
+# ---- what the transforms return: floats in, floats out; nodes in, nodes out ----
+
+
+class OnScalar(Protocol[P, F_co, N_co]):
+    """A transform of a function of a scalar: a float gives ``F_co``, a node ``N_co``.
+
+    ``OnScalar[[], Sequence[float], Sequence[Scalar]]`` is what `jacobian` of
+    ``(Node) -> list[Scalar]`` returns: ``jacobian(f)(1.0)`` is a sequence of
+    floats, ``jacobian(f)(Leaf(1.0))`` of nodes (or ``0.0``) linked to the leaf.
+    """
+
+    @overload
+    def __call__(self, x: float, /, *args: P.args, **kwargs: P.kwargs) -> F_co: ...
+    @overload
+    def __call__(self, x: Node, /, *args: P.args, **kwargs: P.kwargs) -> N_co: ...
+
+
+class ScalarFn(Protocol[P]):
+    """`OnScalar[P, float, Scalar]` under a short name: a scalar in, a scalar out.
+
+    What `hessian` and `jacobian` of ``(Node) -> Scalar`` return, the common
+    case, so that mypy's messages and ``reveal_type`` read ``ScalarFn[[]]``
+    instead of spelling out the node union.
+    """
+
+    @overload
+    def __call__(self, x: float, /, *args: P.args, **kwargs: P.kwargs) -> float: ...
+    @overload
+    def __call__(self, x: Node, /, *args: P.args, **kwargs: P.kwargs) -> Scalar: ...
+
+
+class OnSequence(Protocol[P, F_co, N_co]):
+    """A transform of a function of a sequence: of floats gives ``F_co``, else ``N_co``."""
+
+    @overload
+    def __call__(self, x: Sequence[float], /, *args: P.args, **kwargs: P.kwargs) -> F_co: ...
+    @overload
+    def __call__(self, x: Sequence[Scalar], /, *args: P.args, **kwargs: P.kwargs) -> N_co: ...
+
+
+class OnMapping(Protocol[K, P, F_co, N_co]):
+    """A transform of a function of a mapping: of floats gives ``F_co``, else ``N_co``."""
+
+    @overload
+    def __call__(self, x: Mapping[K, float], /, *args: P.args, **kwargs: P.kwargs) -> F_co: ...
+    @overload
+    def __call__(self, x: Mapping[K, Scalar], /, *args: P.args, **kwargs: P.kwargs) -> N_co: ...
+
+
+class OnPair(Protocol[P, F_co, N_co]):
+    """A transform of a function of two scalars: two floats give ``F_co``, else ``N_co``."""
+
+    @overload
+    def __call__(self, x: float, y: float, /, *args: P.args, **kwargs: P.kwargs) -> F_co: ...
+    @overload
+    def __call__(self, x: Scalar, y: Scalar, /, *args: P.args, **kwargs: P.kwargs) -> N_co: ...
+
+
+class Hessian(Protocol[T_co]):
+    """The Hessian of a function of a class ``T``: a ``T`` whose every field holds a ``T``.
+
+    For ``@attrs.frozen class Params: w: float; b: float``, ``H.w.b`` is
+    d/db (d f / dw), a float. Exact for a class whose fields are scalars (the
+    usual parameter class); a field that is itself a container holds that
+    container of ``T``s at run time, which no type can spell (docs/typing.md).
+    """
+
+    def __getattr__(self, name: str) -> T_co: ...
 
 
 # ---- jvp ----------------------------------------------------------------------
@@ -37,11 +119,43 @@ FloatMap = TypeVar("FloatMap", bound=Mapping[str, float])
 @overload
 def jvp(
     fn: Callable[..., tuple[Scalar, A]],
+    primals: Sequence[float],
+    tangents: Sequence[float],
+    *,
+    has_aux: Literal[True],
+) -> tuple[float, float, A]: ...
+@overload
+def jvp(  # type: ignore[overload-overlap]  # first match wins: floats, then nodes, then pytrees
+    fn: Callable[..., tuple[Scalar, A]],
+    primals: Sequence[Scalar],
+    tangents: Sequence[Scalar],
+    *,
+    has_aux: Literal[True],
+) -> tuple[Scalar, Scalar, A]: ...
+@overload
+def jvp(
+    fn: Callable[..., tuple[Scalar, A]],
     primals: Sequence[object],
     tangents: Sequence[object],
     *,
     has_aux: Literal[True],
 ) -> tuple[float, float, A]: ...
+@overload
+def jvp(
+    fn: Callable[..., tuple[Sequence[Scalar], A]],
+    primals: Sequence[float],
+    tangents: Sequence[float],
+    *,
+    has_aux: Literal[True],
+) -> tuple[Sequence[float], Sequence[float], A]: ...
+@overload
+def jvp(  # type: ignore[overload-overlap]  # first match wins: floats, then nodes, then pytrees
+    fn: Callable[..., tuple[Sequence[Scalar], A]],
+    primals: Sequence[Scalar],
+    tangents: Sequence[Scalar],
+    *,
+    has_aux: Literal[True],
+) -> tuple[Sequence[Scalar], Sequence[Scalar], A]: ...
 @overload
 def jvp(
     fn: Callable[..., tuple[Sequence[Scalar], A]],
@@ -61,6 +175,20 @@ def jvp(
 @overload
 def jvp(
     fn: Callable[..., Scalar],
+    primals: Sequence[float],
+    tangents: Sequence[float],
+    has_aux: Literal[False] = False,
+) -> tuple[float, float]: ...
+@overload
+def jvp(  # type: ignore[overload-overlap]  # first match wins: floats, then nodes, then pytrees
+    fn: Callable[..., Scalar],
+    primals: Sequence[Scalar],
+    tangents: Sequence[Scalar],
+    has_aux: Literal[False] = False,
+) -> tuple[Scalar, Scalar]: ...
+@overload
+def jvp(
+    fn: Callable[..., Scalar],
     primals: Sequence[object],
     tangents: Sequence[object],
     has_aux: Literal[False] = False,
@@ -68,10 +196,38 @@ def jvp(
 @overload
 def jvp(
     fn: Callable[..., Sequence[Scalar]],
+    primals: Sequence[float],
+    tangents: Sequence[float],
+    has_aux: Literal[False] = False,
+) -> tuple[Sequence[float], Sequence[float]]: ...
+@overload
+def jvp(  # type: ignore[overload-overlap]  # first match wins: floats, then nodes, then pytrees
+    fn: Callable[..., Sequence[Scalar]],
+    primals: Sequence[Scalar],
+    tangents: Sequence[Scalar],
+    has_aux: Literal[False] = False,
+) -> tuple[Sequence[Scalar], Sequence[Scalar]]: ...
+@overload
+def jvp(
+    fn: Callable[..., Sequence[Scalar]],
     primals: Sequence[object],
     tangents: Sequence[object],
     has_aux: Literal[False] = False,
 ) -> tuple[Sequence[float], Sequence[float]]: ...
+@overload
+def jvp(
+    fn: Callable[..., Mapping[K, Scalar]],
+    primals: Sequence[float],
+    tangents: Sequence[float],
+    has_aux: Literal[False] = False,
+) -> tuple[dict[K, float], dict[K, float]]: ...
+@overload
+def jvp(  # type: ignore[overload-overlap]  # first match wins: floats, then nodes, then pytrees
+    fn: Callable[..., Mapping[K, Scalar]],
+    primals: Sequence[Scalar],
+    tangents: Sequence[Scalar],
+    has_aux: Literal[False] = False,
+) -> tuple[dict[K, Scalar], dict[K, Scalar]]: ...
 @overload
 def jvp(
     fn: Callable[..., Mapping[K, Scalar]],
@@ -105,7 +261,8 @@ def jvp(
             ``(value, tangent, aux)``, ``aux`` with nodes made floats.
 
     Returns:
-        ``(value, tangent)``, both with the output's structure (floats at top level).
+        ``(value, tangent)``, both with the output's structure: floats at top
+        level, nodes linked to their graph if a primal or tangent is a node.
 
     Raises:
         TypeError: naming ``primals[i]``/``tangents[i]`` paths of bad leaves, or
@@ -127,6 +284,10 @@ def vjp(  # type: ignore[overload-overlap]  # first match wins
 ) -> tuple[float, Callable[[float], tuple[float]], A]: ...
 @overload
 def vjp(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[Node], tuple[Scalar, A]], primal: Scalar, /, *, has_aux: Literal[True]
+) -> tuple[Scalar, Callable[[Scalar], tuple[Scalar]], A]: ...
+@overload
+def vjp(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[[*Ts], tuple[Scalar, A]], *primals: *Ts, has_aux: Literal[True]
 ) -> tuple[float, Callable[[float], tuple[*Ts]], A]: ...
 @overload
@@ -139,6 +300,10 @@ def vjp(  # type: ignore[overload-overlap]  # first match wins
 ) -> tuple[float, Callable[[float], tuple[float]]]: ...
 @overload
 def vjp(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[Node], Scalar], primal: Scalar, /, *, has_aux: Literal[False] = False
+) -> tuple[Scalar, Callable[[Scalar], tuple[Scalar]]]: ...
+@overload
+def vjp(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[[Node, Node], Scalar],
     primal0: float,
     primal1: float,
@@ -148,12 +313,25 @@ def vjp(  # type: ignore[overload-overlap]  # first match wins
 ) -> tuple[float, Callable[[float], tuple[float, float]]]: ...
 @overload
 def vjp(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[Node, Node], Scalar],
+    primal0: Scalar,
+    primal1: Scalar,
+    /,
+    *,
+    has_aux: Literal[False] = False,
+) -> tuple[Scalar, Callable[[Scalar], tuple[Scalar, Scalar]]]: ...
+@overload
+def vjp(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[[*Ts], Scalar], *primals: *Ts, has_aux: Literal[False] = False
 ) -> tuple[float, Callable[[float], tuple[*Ts]]]: ...
 @overload
 def vjp(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[[Node], Sequence[Scalar]], primal: float, /, *, has_aux: Literal[False] = False
 ) -> tuple[Sequence[float], Callable[[Sequence[float]], tuple[float]]]: ...
+@overload
+def vjp(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[Node], Sequence[Scalar]], primal: Scalar, /, *, has_aux: Literal[False] = False
+) -> tuple[Sequence[Scalar], Callable[[Sequence[Scalar]], tuple[Scalar]]]: ...
 @overload
 def vjp(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[[*Ts], Sequence[Scalar]], *primals: *Ts, has_aux: Literal[False] = False
@@ -181,7 +359,8 @@ def vjp(fn: Callable[..., object], *primals: object, has_aux: bool = False) -> t
     Returns:
         ``(value, vjp_fn)``: ``vjp_fn(cotangent)``, with ``cotangent`` shaped like
         the output, returns a tuple with one cotangent per primal, each shaped
-        like its primal. It can be called any number of times.
+        like its primal. It can be called any number of times. Floats at top
+        level; nodes linked to their graph if a primal or the cotangent is a node.
 
     >>> import autograd as ag
     >>> value, vjp_fn = ag.vjp(lambda x, y: [x * y, x + y], 2.0, 3.0)
@@ -195,12 +374,12 @@ def vjp(fn: Callable[..., object], *primals: object, has_aux: bool = False) -> t
 
 
 @overload
-def jacobian(
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Node, P], tuple[Sequence[Scalar], A]],
     argnums: Literal[0] = 0,
     *,
     has_aux: Literal[True],
-) -> Fn[Concatenate[float, P], tuple[Sequence[float], A]]: ...
+) -> OnScalar[P, tuple[Sequence[float], A], tuple[Sequence[Scalar], A]]: ...
 @overload
 def jacobian(
     fn: Callable[Concatenate[T, P], tuple[Sequence[Scalar], A]],
@@ -213,59 +392,59 @@ def jacobian(
     fn: Callable[P, tuple[object, A]], argnums: int | tuple[int, ...] = 0, *, has_aux: Literal[True]
 ) -> Fn[P, tuple[object, A]]: ...
 @overload
-def jacobian(
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Node, P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Fn[Concatenate[float, P], float]: ...
+) -> ScalarFn[P]: ...
 @overload
-def jacobian(
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Node, P], Sequence[Scalar]],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Fn[Concatenate[float, P], Sequence[float]]: ...
+) -> OnScalar[P, Sequence[float], Sequence[Scalar]]: ...
 @overload
-def jacobian(
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Node, P], Mapping[K, Scalar]],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Fn[Concatenate[float, P], dict[K, float]]: ...
+) -> OnScalar[P, dict[K, float], dict[K, Scalar]]: ...
 @overload
-def jacobian(
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Sequence[Node], P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Fn[Concatenate[Sequence[float], P], Sequence[float]]: ...
+) -> OnSequence[P, Sequence[float], Sequence[Scalar]]: ...
 @overload
-def jacobian(
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Sequence[Node], P], Sequence[Scalar]],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Fn[Concatenate[Sequence[float], P], Sequence[Sequence[float]]]: ...
+) -> OnSequence[P, Sequence[Sequence[float]], Sequence[Sequence[Scalar]]]: ...
 @overload
-def jacobian(
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Sequence[Node], P], Mapping[K, Scalar]],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Fn[Concatenate[Sequence[float], P], dict[K, Sequence[float]]]: ...
+) -> OnSequence[P, dict[K, Sequence[float]], dict[K, Sequence[Scalar]]]: ...
 @overload
-def jacobian(
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Mapping[K2, Node], P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Fn[Concatenate[Mapping[K2, float], P], dict[K2, float]]: ...
+) -> OnMapping[K2, P, dict[K2, float], dict[K2, Scalar]]: ...
 @overload
-def jacobian(
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Mapping[K2, Node], P], Sequence[Scalar]],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Fn[Concatenate[Mapping[K2, float], P], Sequence[dict[K2, float]]]: ...
+) -> OnMapping[K2, P, Sequence[dict[K2, float]], Sequence[dict[K2, Scalar]]]: ...
 @overload
-def jacobian(
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Mapping[K2, Node], P], Mapping[K, Scalar]],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Fn[Concatenate[Mapping[K2, float], P], dict[K, dict[K2, float]]]: ...
+) -> OnMapping[K2, P, dict[K, dict[K2, float]], dict[K, dict[K2, Scalar]]]: ...
 @overload
 def jacobian(
     fn: Callable[Concatenate[T, P], Scalar],
@@ -285,17 +464,17 @@ def jacobian(
     has_aux: Literal[False] = False,
 ) -> Fn[Concatenate[T, P], dict[K, T]]: ...
 @overload
-def jacobian(
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Node, Node, P], Scalar],
     argnums: tuple[Literal[0], Literal[1]],
     has_aux: Literal[False] = False,
-) -> Fn[Concatenate[float, float, P], tuple[float, float]]: ...
+) -> OnPair[P, tuple[float, float], tuple[Scalar, Scalar]]: ...
 @overload
-def jacobian(
+def jacobian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Node, Node, P], Sequence[Scalar]],
     argnums: tuple[Literal[0], Literal[1]],
     has_aux: Literal[False] = False,
-) -> Fn[Concatenate[float, float, P], Sequence[tuple[float, float]]]: ...
+) -> OnPair[P, Sequence[tuple[float, float]], Sequence[tuple[Scalar, Scalar]]]: ...
 @overload
 def jacobian(
     fn: Callable[Concatenate[T1, T2, P], Scalar],
@@ -347,7 +526,7 @@ def hessian(
     argnums: Literal[0] = 0,
     *,
     has_aux: Literal[True],
-) -> Fn[Concatenate[float, P], tuple[float, A]]: ...
+) -> OnScalar[P, tuple[float, A], tuple[Scalar, A]]: ...
 @overload
 def hessian(
     fn: Callable[P, tuple[Scalar, A]], argnums: int | tuple[int, ...] = 0, *, has_aux: Literal[True]
@@ -357,7 +536,7 @@ def hessian(
     fn: Callable[Concatenate[Node, P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Fn[Concatenate[float, P], float]: ...
+) -> ScalarFn[P]: ...
 @overload
 def hessian(
     fn: Callable[Concatenate[float, P], Scalar],
@@ -381,19 +560,47 @@ def hessian(
     fn: Callable[Concatenate[Sequence[Node], P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Fn[Concatenate[Sequence[float], P], Sequence[Sequence[float]]]: ...
+) -> OnSequence[P, Sequence[Sequence[float]], Sequence[Sequence[Scalar]]]: ...
 @overload
-def hessian(
+def hessian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Mapping[K, Node], P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> Fn[Concatenate[Mapping[K, float], P], dict[K, dict[K, float]]]: ...
+) -> OnMapping[K, P, dict[K, dict[K, float]], dict[K, dict[K, Scalar]]]: ...
 @overload
 def hessian(
+    fn: Callable[Concatenate[ScalarSeq, P], Scalar],
+    argnums: Literal[0] = 0,
+    has_aux: Literal[False] = False,
+) -> Fn[Concatenate[ScalarSeq, P], Sequence[Sequence[Scalar]]]: ...
+@overload
+def hessian(
+    fn: Callable[Concatenate[ObjectSeq, P], Scalar],
+    argnums: Literal[0] = 0,
+    has_aux: Literal[False] = False,
+) -> Fn[Concatenate[ObjectSeq, P], Sequence[object]]: ...
+@overload
+def hessian(
+    fn: Callable[Concatenate[ObjectMap, P], Scalar],
+    argnums: Literal[0] = 0,
+    has_aux: Literal[False] = False,
+) -> Fn[Concatenate[ObjectMap, P], Mapping[str, object]]: ...
+@overload
+def hessian(
+    fn: Callable[Concatenate[T, P], Scalar],
+    argnums: Literal[0] = 0,
+    has_aux: Literal[False] = False,
+) -> Fn[Concatenate[T, P], Hessian[T]]: ...
+@overload
+def hessian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Node, Node, P], Scalar],
     argnums: tuple[Literal[0], Literal[1]],
     has_aux: Literal[False] = False,
-) -> Fn[Concatenate[float, float, P], tuple[tuple[float, float], tuple[float, float]]]: ...
+) -> OnPair[
+    P,
+    tuple[tuple[float, float], tuple[float, float]],
+    tuple[tuple[Scalar, Scalar], tuple[Scalar, Scalar]],
+]: ...
 @overload
 def hessian(
     fn: Callable[Concatenate[float, float, P], Scalar],

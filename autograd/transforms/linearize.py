@@ -4,6 +4,10 @@ Their typed surface is `autograd.transforms.jacobian`. Each makes fresh
 variables for the differentiated arguments, traces the function once, then
 runs the sweeps of `autograd.walks` (forward for `jvp`, reverse from several
 seeds for `vjp` and `jacobian`, both for `hessian`).
+
+A node in, a node out, as for `grad`: under an outer transform, or called
+on nodes (a user's `Leaf`, a node primal, tangent or cotangent), the results
+are nodes linked to those nodes' graph; on floats they are floats.
 """
 
 from __future__ import annotations
@@ -56,6 +60,11 @@ def _positional(xs: object, what: str, name: str) -> Sequence[object]:
     return xs
 
 
+def linked(leaves: Sequence[object]) -> bool:
+    """Whether some leaf is a node: then results are nodes linked to it (node in, node out)."""
+    return any(isinstance(x, _Arith) for x in leaves)
+
+
 def _split_aux(spec: Arguments, out: object, nested: bool) -> tuple[object, object]:
     """``(output, aux)``, aux with floats at top level."""
     out, aux = spec.split(out)
@@ -76,10 +85,11 @@ def jvp_impl(
     for i, (tree, (_, t_tree)) in enumerate(zip(vs.trees, flat_t, strict=True)):
         if tree != t_tree:
             raise TypeError(f"jvp(): tangents[{i}] does not have the structure of primals[{i}]")
-    nested = nesting.get() > 0
+    flat_tangents = [t for leaves_t, _ in flat_t for t in leaves_t]
+    nested = nesting.get() > 0 or vs.linked or linked(flat_tangents)
     out, aux = _split_aux(spec, run_nested(spec.fn, vs.args, {}), nested)
     leaves, out_tree = output_leaves(out, "jvp")
-    seeds = dict(zip(vs.all, [t for leaves_t, _ in flat_t for t in leaves_t], strict=True))
+    seeds = dict(zip(vs.all, flat_tangents, strict=True))
     roots = [x for x in leaves if isinstance(x, _Arith)]
     tans = forward(roots, seeds, views(nested)) if roots else {}
     out_t = [tans.get(x, 0.0) if isinstance(x, _Arith) else 0.0 for x in leaves]
@@ -91,7 +101,7 @@ def vjp_impl(fn: object, primals: Sequence[object], has_aux: bool = False) -> tu
     """`vjp` without the typed surface."""
     spec = Arguments(fn, None, "vjp", has_aux)
     vs = spec.variables(primals)
-    nested = nesting.get() > 0
+    nested = nesting.get() > 0 or vs.linked
     out, aux = _split_aux(spec, run_nested(spec.fn, vs.args, {}), nested)
     leaves, out_tree = output_leaves(out, "vjp")
     wanted = set(vs.all)
@@ -103,7 +113,7 @@ def vjp_impl(fn: object, primals: Sequence[object], has_aux: bool = False) -> tu
                 "vjp_fn(cotangent): the cotangent must have the structure of the "
                 f"function's output, got {describe(cotangent)}"
             )
-        now_nested = nested or nesting.get() > 0
+        now_nested = nested or nesting.get() > 0 or linked(cts)
         seeds = [(x, c) for x, c in zip(leaves, cts, strict=True) if isinstance(x, _Arith)]
         grads = backward_many(seeds, views(now_nested), wanted, wanted) if seeds else {}
         flat = [grads.get(v, 0.0) for v in vs.all]
@@ -119,7 +129,7 @@ def jacobian_impl(spec: Arguments) -> Callable[..., object]:
     @functools.wraps(spec.fn)
     def jacobian_fn(*args: object, **kwargs: object) -> object:
         vs = spec.variables(args)
-        nested = nesting.get() > 0
+        nested = nesting.get() > 0 or vs.linked
         out, aux = _split_aux(spec, run_nested(spec.fn, vs.args, kwargs), nested)
         leaves, out_tree = output_leaves(out, "jacobian")
         wanted = set(vs.all)
@@ -142,7 +152,7 @@ def hessian_impl(spec: Arguments) -> Callable[..., object]:
     @functools.wraps(spec.fn)
     def hessian_fn(*args: object, **kwargs: object) -> object:
         vs = spec.variables(args)
-        nested = nesting.get() > 0
+        nested = nesting.get() > 0 or vs.linked
         out, aux = _split_aux(spec, run_nested(spec.fn, vs.args, kwargs), nested)
         leaves, tree = output_leaves(out, "hessian")
         if tree.kind is not Kind.LEAF:

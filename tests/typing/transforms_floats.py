@@ -1,7 +1,7 @@
 """Loss code typed in floats (the recommended style): every gradient leaf is a float."""
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple, TypedDict, assert_type
 
 import attrs
@@ -9,6 +9,7 @@ import attrs
 import autograd as ag
 from autograd import nn
 from autograd.transforms.grad import Fn
+from autograd.transforms.jacobian import Hessian
 
 
 @attrs.frozen
@@ -41,6 +42,19 @@ def pair_loss(p: Pair) -> float:
 
 def layers_loss(layers: list[Layer]) -> float:
     return ag.sum([ag.dot(row, layer["b"]) for layer in layers for row in layer["w"]])
+
+
+def layers_loss_one(layer: Layer) -> float:
+    return ag.dot(layer["w"][0], layer["b"])
+
+
+class NestedPair(NamedTuple):
+    a: float
+    b: list[float]
+
+
+def nested_pair_loss(p: NestedPair) -> float:
+    return p.a * p.b[0]
 
 
 def three(x: float, y: Params, z: list[float]) -> float:
@@ -90,7 +104,15 @@ g_lambda: float = ag.grad(lambda x, y: x * y, argnums=(0, 1))(2.0, 3.0)[0]
 assert_type(ag.grad(ag.grad(ag.tanh))(1.0), float)
 # a NamedTuple of floats is a Sequence of floats: its Hessian is a Pair of Pairs at run time
 assert_type(ag.hessian(pair_loss)(Pair(1.0, 2.0)), Sequence[Sequence[float]])
-assert_type(ag.hessian(loss)(p, [1.0]), object)  # an attrs class: no spelling for "T of T"
+# an attrs class: a Params whose every field holds a Params, so h.w.b is d/db (dloss/dw)
+h = ag.hessian(loss)(p, [1.0])
+assert_type(h, Hessian[Params])
+assert_type(h.w.b, float)
+h[0]  # type: ignore[index]  # a class is not indexed
+_ = h.w.c  # type: ignore[attr-defined]  # nor has fields it does not declare
+# containers of containers: honest outer types (a TypedDict, a NamedTuple with a list field)
+assert_type(ag.hessian(layers_loss_one)({"w": [[1.0]], "b": [2.0]}), Mapping[str, object])
+assert_type(ag.hessian(nested_pair_loss)(NestedPair(1.0, [2.0])), Sequence[object])
 assert_type(ag.hessian(ag.tanh)(1.0), float)
 assert_type(ag.jacobian(three, argnums=(0, 1))(1.0, p, [1.0]), tuple[float, Params])
 

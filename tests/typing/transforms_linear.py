@@ -70,7 +70,7 @@ assert_type(ag.hessian(params_scalar)({"w": 1.0, "b": 2.0}), dict[str, dict[str,
 
 # misuse stays rejected
 pullback2(1.0, 2.0)  # type: ignore[call-arg]  # one cotangent for one output
-ag.jacobian(vec)(1.0)  # type: ignore[arg-type]  # vec takes a sequence
+ag.jacobian(vec)(1.0)  # type: ignore[call-overload]  # vec takes a sequence
 ag.hessian(outs)  # type: ignore[arg-type]  # hessian needs a scalar output
 
 

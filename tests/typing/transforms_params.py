@@ -7,6 +7,7 @@ import attrs
 
 import autograd as ag
 from autograd import Node, Scalar
+from autograd.transforms.jacobian import Hessian
 
 
 @attrs.frozen
@@ -68,8 +69,12 @@ assert_type(ag.hessian(sequence_loss)([1.0, 2.0]), Sequence[Sequence[float]])
 # pattern 5: the declared type comes back (leaves are floats, a subtype of Scalar)
 assert_type(ag.grad(nested_loss)({"w": [1.0, 2.0]}), dict[str, list[Scalar]])
 
-# degraded: hessian of a class-typed parameter is `object` (no type for "T of T")
-assert_type(ag.hessian(pair_loss)(Pair(1.0, 2.0)), object)
+# hessian of a class: a Hessian[T] (each field holds a T); of a NamedTuple of scalars,
+# a Sequence of Sequences
+assert_type(ag.hessian(linear_loss)(Linear(1.0, 0.0), 2.0), Hessian[Linear])
+assert_type(ag.hessian(linear_loss)(Linear(1.0, 0.0), 2.0).w, Linear)
+assert_type(ag.hessian(linear_loss)(Linear(1.0, 0.0), 2.0).w.b, Scalar)
+assert_type(ag.hessian(pair_loss)(Pair(1.0, 2.0)), Sequence[Sequence[Scalar]])
 
 # misuse stays rejected
 ag.grad(linear_loss)({"w": 1.0, "b": 0.0}, 2.0)  # type: ignore[arg-type]  # not a Linear
