@@ -97,12 +97,33 @@ def _batch_sum(x: Value, size: int) -> float:
     ``x`` is one value per example, or one value for all of them (then it is
     added ``size`` times, in the same order).
     """
-    a = x if isinstance(x, np.ndarray) and x.ndim == 1 else np.full(size, float(x))
-    while len(a) > 1:
-        n = len(a)
-        paired = a[0 : n - 1 : 2] + a[1:n:2]
-        a = np.append(paired, a[-1]) if n % 2 else paired
-    return float(a[0])
+    return _batch_sums((x,), size)[0]
+
+
+def _batch_sums(xs: tuple[Value, ...], size: int) -> list[float]:
+    """`_batch_sum` of each of ``xs`` (one value per example, or one for all), at once."""
+    if size == 1:
+        return [float(x[0]) if isinstance(x, np.ndarray) else float(x) for x in xs]
+    n, half = size, size // 2
+    a = np.empty((len(xs), half + n % 2))  # the first level, row by row: no copy of the batch
+    for i, x in enumerate(xs):
+        if isinstance(x, np.ndarray):
+            np.add(x[0 : n - 1 : 2], x[1:n:2], out=a[i, :half])
+            if n % 2:
+                a[i, half] = x[n - 1]
+        else:  # one value for every example
+            a[i, :half] = x + x
+            if n % 2:
+                a[i, half] = x
+    while a.shape[1] > 1:
+        n = a.shape[1]
+        half = n // 2
+        paired = np.empty((len(xs), half + n % 2))
+        np.add(a[:, 0 : n - 1 : 2], a[:, 1:n:2], out=paired[:, :half])
+        if n % 2:  # the last one is carried up a level, as `autograd.sum` does
+            paired[:, half] = a[:, n - 1]
+        a = paired
+    return a[:, 0].tolist()  # type: ignore[no-any-return]
 
 
 def _pow_scalar(x: Value, c: Value) -> Value:
@@ -232,6 +253,7 @@ def twins() -> dict[str, object]:
         "np_and": _and,
         "np_check_guard": _check_guard_all,
         "batch_sum": _batch_sum,
+        "batch_sums": _batch_sums,
     }
     for name, fn in HELPERS.items():
         if not callable(fn) or name == "check_guard":

@@ -235,14 +235,41 @@ class Program:
             return ["0.0"] * len(wrt)
         cot: dict[Node, str] = {root: self.const(1.0)}
         for node, ins in reversed(order):
-            if self.vcot:
+            if ins and self.vcot:  # a variable's sums wait for the end: nothing reads them before
                 self._sum_over_batches(node, cot)
             if ins and node in needs and node in cot:  # not in cot: only a comparison reads it
                 self._vjp(node, ins, cot, needs)
-        for x in wrt:
-            if self.vcot:
-                self._sum_over_batches(x, cot)
+        if self.vcot:
+            self._sum_variables_over_batches(wrt, cot)
         return [cot.get(x, "0.0") for x in wrt]
+
+    def _sum_variables_over_batches(self, wrt: Sequence[Node], cot: dict[Node, str]) -> None:
+        """`_sum_over_batches` for every variable at once: one statement sums them all.
+
+        Each variable's per-example cotangents are summed over the batch in
+        the same balanced order as `batch_sum`, then added to the rest.
+        """
+        for b, size in enumerate(self.sizes, start=1):
+            keys = [x for x in dict.fromkeys(wrt) if (x, b) in self.vcot]
+            if not keys:
+                continue
+            per_example = [self.vcot.pop((x, b)) for x in keys]
+            totals = f"g{len(self.stmts)}"
+            self.emit(
+                totals, f"batch_sums(({', '.join(per_example)},), {size})", tuple(per_example)
+            )
+            self.reductions.add(totals)
+            for i, x in enumerate(keys):
+                total = f"g{len(self.stmts)}"
+                self.emit(total, f"{totals}[{i}]", (totals,))
+                self.reductions.add(total)
+                prev = cot.get(x)
+                if prev is None:
+                    cot[x] = total
+                else:
+                    target = f"g{len(self.stmts)}"
+                    self.emit(target, f"{prev} + {total}", (prev, total))
+                    cot[x] = target
 
     def _sum_over_batches(self, x: Node, cot: dict[Node, str]) -> None:
         """Add to ``x``'s cotangent the per-example ones from each batch, summed over it.
