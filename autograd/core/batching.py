@@ -56,9 +56,6 @@ class Example:
     __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __neg__ = __pos__ = _escape
     __lt__ = __le__ = __gt__ = __ge__ = __float__ = __bool__ = __abs__ = _escape
 
-    def __getattr__(self, name: str) -> NoReturn:
-        _escape()
-
     def __repr__(self) -> str:
         return "<one example of a batched vmap result>"
 
