@@ -414,3 +414,59 @@ def test_transforms_through_a_batch_sum_inside_jit_equal_eager(transform: str) -
 
         fn = ag.grad(first)
     assert bits(ag.jit(fn)([0.7, -0.3])) == bits(fn([0.7, -0.3]))
+
+
+# ---- NumPy arrays as arguments of the jitted function ---------------------------------------
+
+
+@needs_numpy
+def test_arrays_passed_to_a_jitted_batch_mean_are_columns_as_they_are() -> None:
+    import numpy as np  # NumPy is optional: only with it
+
+    def step(w: Scalar, xs: Sequence[float], ys: Sequence[float]) -> Scalar:
+        r = ag.vmap(lambda w, x, y: (ag.tanh(w * x) - y) ** 2, in_axes=(None, 0, 0))(w, xs, ys)
+        return ag.mean(r)
+
+    f = ag.jit(ag.value_and_grad(step))
+    rng = random.Random(5)
+    for n in (3, 3, 5, 1):  # a second call of each length runs the compiled program
+        xs = [rng.uniform(-2, 2) for _ in range(n)]
+        ys = [rng.uniform(-1, 1) for _ in range(n)]
+        with arrays.exact():
+            value, g = f(0.4, np.array(xs), np.array(ys))  # type: ignore[arg-type]  # arrays
+        want_value = ag.value_and_grad(step)(0.4, xs, ys)[0]
+        per_example = [
+            ag.vjp(lambda w, x=x, y=y: step(w, [x], [y]), 0.4)[1](1.0 / n)[0]
+            for x, y in zip(xs, ys, strict=True)
+        ]
+        assert bits(value) == bits(want_value)
+        assert bits(g) == bits(tree_sum([cast(float, v) for v in per_example]))
+
+
+@needs_numpy
+def test_an_array_argument_used_outside_vmap_makes_jit_loop() -> None:
+    import numpy as np  # NumPy is optional: only with it
+
+    def f(w: Scalar, xs: Sequence[float]) -> Scalar:
+        r = ag.vmap(lambda w, x: ag.sin(w * x), in_axes=(None, 0))(w, xs)
+        return ag.mean(r) + xs[0] * w
+
+    xs = np.array([0.5, -1.5, 2.0])
+    with arrays.exact():
+        got = ag.jit(ag.value_and_grad(f))(0.3, xs)  # type: ignore[arg-type]  # an array
+    assert bits(got) == bits(ag.value_and_grad(f)(0.3, xs.tolist()))
+
+
+@needs_numpy
+def test_a_vmap_result_of_array_arguments_is_an_array() -> None:
+    import numpy as np  # NumPy is optional: only with it
+
+    def f(w: Scalar, xs: Sequence[float]) -> object:
+        return ag.vmap(lambda w, x: w * x, in_axes=(None, 0))(w, xs)
+
+    h = ag.jit(f)
+    for xs in ([1.0, 2.0, 3.0], [4.0, -5.0, 6.0], [7.0]):
+        got = h(2.0, np.array(xs))  # type: ignore[arg-type]  # an array: a sequence at run time
+        assert isinstance(got, np.ndarray)
+        assert got.tolist() == [2.0 * x for x in xs]
+    assert h(2.0, xs) == [2.0 * x for x in xs]  # lists in, lists out

@@ -316,7 +316,10 @@ def to_arrays(exprs: list[str]) -> list[str]:
 
 
 def dialect(
-    varying: Iterable[int], batch_of: dict[Node, int] | None = None, sizes: tuple[int, ...] = ()
+    varying: Iterable[int],
+    batch_of: dict[Node, int] | None = None,
+    sizes: tuple[int, ...] = (),
+    arrays: frozenset[int] = frozenset(),
 ) -> Dialect:
     """The NumPy dialect for a program whose inputs at ``varying`` hold arrays.
 
@@ -324,7 +327,7 @@ def dialect(
     trace (`compiler.batched`).
     """
     _numpy()
-    return Dialect(frozenset(varying), to_arrays, twins, dict(batch_of or {}), sizes)
+    return Dialect(frozenset(varying), to_arrays, twins, dict(batch_of or {}), sizes, arrays)
 
 
 def column(values: Value) -> Value:

@@ -20,6 +20,7 @@ and `jit` traces again with `vmap` looping.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import cast
 
 from autograd.compiler.arrays import column
 from autograd.core.batching import BatchedList
@@ -30,20 +31,30 @@ from autograd.transforms.batch import LEAF_AXES, Batch, is_float_array
 
 Source = tuple[str, object]
 """Where a column's array comes from at run time: ``("data", array)`` (numbers the
-trace saw) or ``("inputs", positions)`` (arguments of the jitted function)."""
+trace saw), ``("inputs", positions)`` (float arguments of the jitted function) or
+``("array", k)`` (its ``k``-th NumPy array argument, passed as it is)."""
 
 
 class BatchTrace:
     """`vmap`'s hook while one `jit` trace runs: batched calls, and what they made."""
 
-    def __init__(self, inputs: Sequence[Node], state: TraceState) -> None:
-        self.position = {x: i for i, x in enumerate(inputs)}
+    def __init__(
+        self,
+        inputs: Sequence[Node],
+        state: TraceState,
+        in_arrays: dict[Node, tuple[int, int]],
+        array_sizes: Sequence[int],
+    ) -> None:
+        self.in_arrays = in_arrays  # variables of a NumPy array argument: (which, index)
+        self.array_sizes = array_sizes
+        self.position = {x: i for i, x in enumerate(x for x in inputs if x not in in_arrays)}
         self.state = state  # its floats: the traced arguments that are plain numbers
         self.level = nesting.get() + 1  # the traced function's own level
         self.leaves: list[Leaf] = []  # every column's variable, in order
         self.sources: list[Source] = []
         self.batch: dict[Node, int] = {}  # a column variable's vmap call (1, 2, ...)
         self.sizes: list[int] = []  # examples of each vmap call
+        self.arrays: set[int] = set()  # the calls given a NumPy array: their results are arrays
         self.busy = False
         self._varies: dict[Node, bool] = {}
 
@@ -67,6 +78,8 @@ class BatchTrace:
                 return NotImplemented  # another batch's values passed whole: the loop
         which = len(self.sizes) + 1
         self.sizes.append(batch.size)
+        if batch.arrays or any(s[0] == "array" for s in sources if s is not None):
+            self.arrays.add(which)
         stand_ins = iter(self._variables(batch.columns, sources, which))
         examples = []
         for a in batch.args:
@@ -109,12 +122,27 @@ class BatchTrace:
         """Where a mapped leaf's values come from at run time; None if the loop must run."""
         if is_float_array(values) or all(type(v) is float or (type(v) is int) for v in values):
             return ("data", column(values))
+        whole = self._whole_array(values)
+        if whole is not None:
+            return ("array", whole)
         positions = []
         for v in values:
             if type(v) is not Leaf or v not in self.state.floats or v not in self.position:
                 return None  # a node of the graph (differentiated, or computed): the loop
             positions.append(self.position[v])
         return ("inputs", positions)
+
+    def _whole_array(self, values: Sequence[object]) -> int | None:
+        """Which array argument ``values`` are the variables of, all of it in order; else None."""
+        where = cast("dict[object, tuple[int, int]]", self.in_arrays)  # any object: a miss
+        first = where.get(values[0])
+        if first is None or first[1] != 0:
+            return None
+        k = first[0]
+        for i, v in enumerate(values):
+            if where.get(v) != (k, i):
+                return None
+        return k if len(values) == self.array_sizes[k] else None
 
     def _varies_in(self, x: object) -> bool:
         """Whether ``x`` is a node whose graph reaches a column variable (iterative, memoised)."""

@@ -47,6 +47,8 @@ class Dialect:
     """Variables standing for a column of a `vmap` call inside the trace: that call (1, 2, ...)."""
     sizes: tuple[int, ...] = ()
     """The number of examples of each such call."""
+    arrays: frozenset[int] = frozenset()
+    """The calls with a NumPy array among their mapped leaves: their results are arrays."""
 
 
 class NotBatchable(Exception):
@@ -99,6 +101,7 @@ class Program:
         self.batch_of: dict[Node, int] = dict(batch.batch_of) if batch is not None else {}
         """A node's batch (the vmap call whose examples it varies over); absent: one number."""
         self.sizes = batch.sizes if batch is not None else ()
+        self.array_batches = batch.arrays if batch is not None else frozenset()
         self.reductions: set[str] = set()  # statements summing a batch: one number again
         self.vcot: dict[tuple[Node, int], str] = {}  # cotangents still one per example
         self.floats: set[Node] = set(floats)  # membership only: never iterated

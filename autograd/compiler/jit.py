@@ -44,7 +44,7 @@ from autograd.core.floats import int_to_float
 from autograd.core.nodes import Leaf, Node, _Arith
 from autograd.pytree import TreeDef, flatten, flatten_any, unflatten
 from autograd.transforms.arguments import Arguments, result_leaves
-from autograd.transforms.batch import LEAF_AXES, Batch
+from autograd.transforms.batch import LEAF_AXES, Batch, is_float_array
 from autograd.transforms.grad import scalar_output, transform_of
 from autograd.transforms.vmap import Mapped, vmap_of
 
@@ -129,7 +129,7 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
         if entry.program is None:
             return fn(*args, **kwargs)
         try:
-            out = entry.program(flat)
+            out = entry.program(_expand(flat) if entry.expand else flat)
         except GuardFailed:  # a choice the trace made on a plain argument goes the other way
             loop = entry.batched  # examples of a batched vmap disagree on a choice: loop
             entry = _trace(fn, vg, args, static, kwargs, loop=loop)
@@ -137,13 +137,13 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
             if entry.program is None:
                 return fn(*args, **kwargs)
             try:
-                out = entry.program(flat)
+                out = entry.program(_expand(flat) if entry.expand else flat)
             except GuardFailed:  # only a batched trace can fail on the call it traced
                 entry = _trace(fn, vg, args, static, kwargs, loop=True)
                 cache.put(key, entry)
                 if entry.program is None:
                     return fn(*args, **kwargs)
-                out = entry.program(flat)
+                out = entry.program(_expand(flat) if entry.expand else flat)
         return cast(T, entry.finish(out, _same))  # the trace's result type
 
     _caches[jitted] = cache
@@ -291,7 +291,37 @@ def _shape(x: object, out: list[float], depth: int = 0) -> object:
     if t is int:
         out.append(int_to_float(cast(int, x)))
         return float
+    if is_float_array(x):  # a batch for a vmap inside: passed as it is (`_expand` for loops)
+        out.append(x)  # type: ignore[arg-type]  # an array among the floats
+        return (_ARRAY, len(x))  # type: ignore[arg-type]  # a 1-d array has a length
     raise _Slow
+
+
+_ARRAY = "float64 array"
+"""A 1-d NumPy float64 array in a cache key (with its length)."""
+
+
+def _expand(flat: list[float]) -> list[float]:
+    """``flat`` with each array replaced by its floats: the inputs of a trace that loops."""
+    out: list[float] = []
+    for x in flat:
+        if type(x) is float:
+            out.append(x)
+        else:
+            out.extend(x.tolist())  # type: ignore[attr-defined]  # an array, as `_shape` put it
+    return out
+
+
+def _lists(x: object) -> object:
+    """``x`` with each array (in lists, tuples and dicts) as a list of floats, for tracing."""
+    if is_float_array(x):
+        return x.tolist()  # type: ignore[attr-defined]  # an array
+    t = type(x)
+    if t is list or t is tuple:
+        return t([_lists(v) for v in cast("Sequence[object]", x)])
+    if t is dict:
+        return {k: _lists(v) for k, v in cast("dict[object, object]", x).items()}
+    return x
 
 
 def _slow_shape(
@@ -513,10 +543,13 @@ class _Entry:
         self.program = program
         self.finish = finish
         self.batched = batched  # a vmap inside ran as one batch
+        self.expand = False  # arrays among the arguments are passed as their floats
 
 
-def _eager() -> _Entry:
-    return _Entry(None, lambda out, lift: out)
+def _eager(expand: bool = False) -> _Entry:
+    entry = _Entry(None, lambda out, lift: out)
+    entry.expand = expand
+    return entry
 
 
 def _same(v: object) -> object:
@@ -544,10 +577,12 @@ def _trace(
     do makes this trace again with ``loop``.
     """
     wrt_nums = vg.resolve(len(args)) if vg is not None else ()  # errors before any work
+    spans = _array_spans(args, static, fn)  # where NumPy arrays sit among the inputs
+    given = tuple(a if i in static or not spans else _lists(a) for i, a in enumerate(args))
     inputs: list[Node] = []
     trees: dict[int, TreeDef] = {}
-    new_args = list(args)
-    for i, a in enumerate(args):
+    new_args = list(given)
+    for i, a in enumerate(given):
         if i not in static:
             leaves, trees[i] = _flatten_arg(a, i, fn, vg)
             variables = [Leaf(x) for x in leaves]  # type: ignore[arg-type]  # floats, checked
@@ -556,7 +591,14 @@ def _trace(
     wrt = _differentiated(wrt_nums, inputs, trees, len(args))
     differentiated = set(wrt)  # the rest are plain floats in the eager call
     state = TraceState({x for x in inputs if x not in differentiated})
-    bt = BatchTrace(inputs, state) if HAVE_NUMPY and batch is None and not loop else None
+    in_arrays = {
+        x: (k, i) for k, (at, n) in enumerate(spans) for i, x in enumerate(inputs[at : at + n])
+    }
+    if differentiated & in_arrays.keys():  # gradients with respect to an array: the loop
+        loop = True
+    bt = None
+    if HAVE_NUMPY and batch is None and not loop:
+        bt = BatchTrace(inputs, state, in_arrays, [n for _, n in spans])
     token = batch_hook.set(bt)
     try:
         result = _call_guarded(vg.fn if vg is not None else fn, inputs, new_args, kwargs, state)
@@ -571,8 +613,12 @@ def _trace(
     plain = [x for x in inputs if x not in differentiated]
     columns: set[Node] = set()
     if bt is not None and bt.used:
+        inputs = [x for x in inputs if x not in in_arrays]  # arrays reach the program whole
+        plain = [x for x in plain if x not in in_arrays]
         n = len(inputs)
-        batch = dialect(range(n, n + len(bt.leaves)), dict(bt.batch), tuple(bt.sizes))
+        batch = dialect(
+            range(n, n + len(bt.leaves)), dict(bt.batch), tuple(bt.sizes), frozenset(bt.arrays)
+        )
         inputs = [*inputs, *bt.leaves]
         plain += bt.leaves
     program = Program(inputs, BUDGET, floats=plain, batch=batch)
@@ -585,12 +631,32 @@ def _trace(
         else:
             entry = _compile_grad(program, vg, wrt_nums, result, wrt, trees, columns)
     except (ExternalNodeError, GraphTooBigError):  # an outside node, or too big: stay eager
-        return _eager()
+        if bt is not None and bt.used:  # perhaps an array's elements used outside vmap
+            return _trace(fn, vg, args, static, kwargs, loop=True)
+        return _eager(expand=bool(spans))
     except NotBatchable:  # a batch's values reach an output: only the loop gives them
         return _trace(fn, vg, args, static, kwargs, loop=True)
     if bt is not None and bt.used and entry.program is not None:
-        entry = _with_columns(entry, bt)
+        return _with_columns(entry, bt)
+    entry.expand = bool(spans)
     return entry
+
+
+def _array_spans(
+    args: tuple[object, ...], static: Collection[int], fn: Callable[..., object]
+) -> list[tuple[int, int]]:
+    """``(first input, length)`` of each NumPy array among the traced arguments, in order."""
+    try:
+        _, flat = _fast_shape(args, static, fn)
+    except _Slow:
+        return []
+    spans, at = [], 0
+    for x in flat:
+        n = 1 if type(x) is float else len(x)  # type: ignore[arg-type]  # an array
+        if n != 1 or type(x) is not float:
+            spans.append((at, n))
+        at += n
+    return spans
 
 
 def _columns(result: object) -> tuple[object, set[Node]]:
@@ -610,50 +676,64 @@ def _with_columns(entry: _Entry, bt: BatchTrace) -> _Entry:
     assert run is not None
     data: list[object] = []
     gathers: list[tuple[int, Callable[[list[float]], object]]] = []
+    given: list[tuple[int, int]] = []  # (column, which array argument)
     for i, (kind, what) in enumerate(bt.sources):
         data.append(what)
         if kind == "inputs":
-            positions = cast("list[int]", what)
-            gathers.append((i, _gather(positions)))
+            gathers.append((i, _gather(cast("list[int]", what))))
+        elif kind == "array":
+            given.append((i, cast(int, what)))
 
     def program(flat: list[float]) -> tuple[float, ...]:
+        scalars = flat
         arrays = list(data)
+        if given:  # the arguments' arrays are columns as they are; the rest are floats
+            scalars = [x for x in flat if type(x) is float]
+            passed = [x for x in flat if type(x) is not float]
+            for i, k in given:
+                arrays[i] = passed[k]
         for i, gather in gathers:
-            arrays[i] = gather(flat)
+            arrays[i] = gather(scalars)
         with quiet():
-            return run([*flat, *arrays])  # type: ignore[list-item]  # floats, then arrays
+            return run([*scalars, *arrays])  # type: ignore[list-item]  # floats, then arrays
 
     return _Entry(program, entry.finish, batched=True)
 
 
-def _outputs(program: Program, nodes: Sequence[Node], columns: set[Node]) -> list[int]:
-    """Per output node, its batch size if it is a batched `vmap` result, else 0.
+Shape = tuple[int, bool]
+"""An output's batch: its number of examples (0: one number) and whether it is an array."""
+
+
+def _outputs(program: Program, nodes: Sequence[Node], columns: set[Node]) -> list[Shape]:
+    """Per output node, its batch if it is a batched `vmap` result, else ``(0, False)``.
+
+    A batch whose mapped leaves include a NumPy array gives an array, as eager `vmap` does.
 
     Raises:
         NotBatchable: if another output varies over a batch (an inner transform
             differentiated through a batch sum, say): only the loop computes it.
     """
-    sizes = []
+    shapes = []
     for x in nodes:
         b = program.batch_of.get(x, 0)
         if b and x not in columns:
             raise NotBatchable(x)
-        sizes.append(program.sizes[b - 1] if b else 0)
-    return sizes
+        shapes.append((program.sizes[b - 1], b in program.array_batches) if b else (0, False))
+    return shapes
 
 
 def _as_lists(
-    run: Callable[[list[float]], tuple[float, ...]], sizes: list[int]
+    run: Callable[[list[float]], tuple[float, ...]], shapes: list[Shape]
 ) -> Callable[[list[float]], tuple[float, ...]]:
-    """``run`` with its outputs at positions of non-zero ``sizes`` as lists (one per example)."""
-    if not any(sizes):
+    """``run`` with its batched outputs as one value per example (a list, or an array)."""
+    batched = [(i, n, a) for i, (n, a) in enumerate(shapes) if n]
+    if not batched:
         return run
-    batched = [(i, n) for i, n in enumerate(sizes) if n]
 
     def lists(inputs: list[float]) -> tuple[float, ...]:
         out = list(run(inputs))
-        for i, n in batched:
-            out[i] = as_batch(out[i], n, False)  # type: ignore[call-overload]  # a list of floats
+        for i, n, a in batched:
+            out[i] = as_batch(out[i], n, a)  # type: ignore[call-overload]  # a batch
         return tuple(out)
 
     return lists
@@ -766,7 +846,7 @@ def _compile_grad(
     roots = [root] if root is not None else []
     program.forward([*roots, *aux_nodes])
     _outputs(program, roots, set())  # the value is one number (a batch's: the loop's error)
-    sizes = [0] * (len(roots) + len(wrt)) + _outputs(program, aux_nodes, columns)
+    sizes = [(0, False)] * (len(roots) + len(wrt)) + _outputs(program, aux_nodes, columns)
     grads = program.backward(root, wrt) if root is not None else ["0.0"] * len(wrt)
     value = [program.names[root]] if root is not None else []
     names = [*value, *grads, *(program.names[x] for x in aux_nodes)]
