@@ -15,7 +15,7 @@ from operator import attrgetter
 from typing import cast
 
 from autograd.core.context import debug_sites
-from autograd.core.nodes import Node, Scalar, V, parents
+from autograd.core.nodes import PARENTS, Node, Scalar, V, parents
 from autograd.debug import sweep_checked, tangent_nan
 
 
@@ -28,24 +28,76 @@ def toposort(root: Node, stop: Collection[Node] = ()) -> list[tuple[Node, tuple[
     """
     order: list[tuple[Node, tuple[Node, ...]]] = []
     emit = order.append
-    entered: dict[Node, tuple[Node, ...] | None] = {}  # None once emitted
-    stack = [root]
+    seen: set[object] = set()
+    enter = seen.add
+    # a node to enter, or (node, inputs) pushed under its inputs: emitted when popped
+    stack: list[object] = [root]
     push, pop, extend = stack.append, stack.pop, stack.extend
+    table = PARENTS
     while stack:
         node = pop()
-        ins = entered.get(node, _NEW)
-        if ins is _NEW:
-            ins = () if node in stop else parents(node)
-            entered[node] = ins
-            push(node)  # come back to emit it after its inputs
-            extend(reversed(ins))  # an input already entered is skipped when popped
-        elif ins is not None:  # second visit: every input is emitted
-            emit((node, ins))
-            entered[node] = None
+        if type(node) is tuple:  # its inputs are all emitted
+            emit(node)
+            continue
+        if node in seen:  # an input of several users: emitted after the first
+            continue
+        enter(node)
+        if node in stop:
+            emit((node, ()))  # type: ignore[arg-type]  # not a tuple: a node
+            continue
+        try:
+            ins = table[type(node)](node)  # type: ignore[arg-type]  # a node
+        except KeyError:  # the first node of its class
+            ins = parents(node)  # type: ignore[arg-type]  # a node
+        if ins:
+            push((node, ins))
+            extend(reversed(ins))
+        else:
+            emit((node, ins))  # type: ignore[arg-type]  # a node
     return order
 
 
-_NEW = cast("tuple[Node, ...]", object())  # marks a node not yet entered, by identity
+def postorder(root: Node, stop: Collection[Node] = ()) -> list[Node]:
+    """`toposort`'s nodes without their inputs: the same order, one object per node.
+
+    What a sweep walks. On a large graph `toposort`'s pairs are two tuples a
+    node that live as long as the sweep, each one more object for Python's
+    cyclic collector to walk in its full collections; a list of nodes adds
+    none. The sweep reads each node's inputs again instead.
+    """
+    order: list[Node] = []
+    emit = order.append
+    seen: set[object] = set()
+    enter = seen.add
+    stack: list[object] = [root]  # a node to enter, or _EXIT above a node to emit
+    push, pop, extend = stack.append, stack.pop, stack.extend
+    table = PARENTS
+    while stack:
+        node = pop()
+        if node is _EXIT:  # the node under the mark has all its inputs emitted
+            emit(pop())  # type: ignore[arg-type]  # pushed under the mark: a node
+            continue
+        if node in seen:
+            continue
+        enter(node)
+        if node in stop:
+            emit(node)  # type: ignore[arg-type]  # not the mark: a node
+            continue
+        try:
+            ins = table[type(node)](node)  # type: ignore[arg-type]  # a node
+        except KeyError:  # the first node of its class
+            ins = parents(node)  # type: ignore[arg-type]  # a node
+        if ins:
+            push(node)
+            push(_EXIT)
+            extend(reversed(ins))
+        else:
+            emit(node)  # type: ignore[arg-type]  # a node
+    return order
+
+
+_EXIT = object()
+"""`postorder`'s mark on its stack: the node under it is emitted when it is popped."""
 
 
 def backward(
@@ -63,7 +115,29 @@ def backward(
     `node_view` for one that is differentiated again. With ``keep``, only
     those nodes' cotangents are returned, and others are freed as it goes.
     """
-    return sweep(toposort(root, stop), {root: seed}, primal, keep)
+    if debug_sites.get() is not None:  # debug_nans(): the one check a sweep pays
+        return sweep_checked(toposort(root, stop), {root: seed}, primal, keep)
+    cotangents = {root: seed}
+    get, pop = cotangents.get, cotangents.pop
+    floats = primal is float_view
+    table = PARENTS
+    for node in reversed(postorder(root, stop)):  # `sweep`'s loop over the order's nodes
+        g = get(node) if keep is None or node in keep else pop(node, None)
+        if g is None or node in stop:  # a node only a comparison reads, or an input
+            continue
+        try:
+            ins = table[type(node)](node)
+        except KeyError:  # its class was forgotten meanwhile (`undefine`)
+            ins = parents(node)
+        if not ins:
+            continue
+        rule = node.vjp_float(g) if floats else node.vjp(g, primal)  # type: ignore[arg-type]  # floats: V is float
+        # a compiled float rule's length was checked when its op was defined: strict is slow
+        for x, gx in zip(ins, rule) if floats else zip(ins, rule, strict=True):  # noqa: B905
+            if gx is not None:
+                prev = get(x)
+                cotangents[x] = gx if prev is None else prev + gx
+    return cotangents
 
 
 def sweep(
@@ -82,7 +156,8 @@ def sweep(
         if not ins or g is None:  # an input, or a node only a comparison reads
             continue
         rule = node.vjp_float(g) if floats else node.vjp(g, primal)  # type: ignore[arg-type]  # floats: V is float
-        for x, gx in zip(ins, rule, strict=True):
+        # a compiled float rule's length was checked when its op was defined: strict is slow
+        for x, gx in zip(ins, rule) if floats else zip(ins, rule, strict=True):  # noqa: B905
             if gx is not None:
                 prev = get(x)
                 cotangents[x] = gx if prev is None else prev + gx
