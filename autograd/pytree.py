@@ -59,7 +59,8 @@ class TreeDef:
 
     @flat.default
     def _all_leaves(self) -> bool:
-        return self.kind is not Kind.LEAF and all(c.kind is Kind.LEAF for c in self.children)
+        containers = (Kind.LIST, Kind.TUPLE, Kind.NAMEDTUPLE, Kind.DICT, Kind.ATTRS)
+        return self.kind in containers and all(c.kind is Kind.LEAF for c in self.children)
 
     @_hash.default
     def _hash_of_parts(self) -> int:  # from the children's stored hashes: O(1) per level
@@ -307,11 +308,6 @@ def unflatten(tree: TreeDef, leaves: Sequence[object]) -> object:
     """
     if len(leaves) != tree.num_leaves:
         raise ValueError(f"a tree of {tree.num_leaves} leaves cannot take {len(leaves)}")
-    it = iter(leaves)
-    if tree.kind is Kind.LEAF:
-        return next(it)
-    if tree.kind is Kind.NONE:
-        return None
     if tree.flat:  # a dict, list or tuple of leaves: built at once
         container = tree.kind
         if container is Kind.LIST:
@@ -320,6 +316,11 @@ def unflatten(tree: TreeDef, leaves: Sequence[object]) -> object:
             return tuple(leaves)
         if container is Kind.DICT and tree.meta[0] is dict:
             return dict(zip(tree.keys, leaves, strict=True))
+    it = iter(leaves)
+    if tree.kind is Kind.LEAF:
+        return next(it)
+    if tree.kind is Kind.NONE:
+        return None
     stack: list[tuple[TreeDef, list[object], Iterator[TreeDef]]] = [(tree, [], iter(tree.children))]
     while True:
         shape, built, rest = stack[-1]

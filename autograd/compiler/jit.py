@@ -227,6 +227,8 @@ def _key(
         shape = _fast_shape(args, static, fn)
     except _Slow:
         shape = _slow_shape(args, static, fn, vg)
+    if not kwargs:
+        return (shape[0], ()), shape[1]
     kw = tuple((k, _static_key(v, f"keyword argument {k!r}", fn)) for k, v in kwargs.items())
     return (shape[0], kw), shape[1]
 
@@ -236,6 +238,8 @@ def _fast_shape(
 ) -> tuple[object, list[float]]:
     """The structure and flat inputs for lists, tuples, dicts and floats (the common case)."""
     flat: list[float] = []
+    if not static:  # the common case: every argument traced (a list, not a generator: faster)
+        return tuple([_shape(a, flat) for a in args]), flat
     shape = tuple(
         _static_key(a, f"static argument {i}", fn) if i in static else _shape(a, flat)
         for i, a in enumerate(args)
@@ -255,11 +259,21 @@ def _shape(x: object, out: list[float], depth: int = 0) -> object:
         out.append(x)  # type: ignore[arg-type]  # mypy does not narrow on `type(x) is`
         return float
     if t is list or t is tuple:
-        return (t, *[_shape(v, out, depth + 1) for v in cast("Sequence[object]", x)])
+        items = cast("Sequence[object]", x)
+        if list(map(type, items)).count(float) == len(items):  # floats: what the loop below gives
+            out += items  # type: ignore[arg-type]  # floats, as tested
+            return (t, *[float] * len(items))
+        return (t, *[_shape(v, out, depth + 1) for v in items])
     if t is dict:
         d = cast("dict[object, object]", x)
-        keys = tuple([_static_key(k, "", None) for k in d])  # {1: ..} and {True: ..} differ
-        return (t, keys, *[_shape(v, out, depth + 1) for v in d.values()])
+        keys = tuple(d)
+        if list(map(type, keys)).count(str) != len(keys):  # {1: ..} and {True: ..} differ
+            keys = tuple([_static_key(k, "", None) for k in d])  # a str is its own key
+        values = list(d.values())
+        if list(map(type, values)).count(float) == len(values):
+            out += values  # type: ignore[arg-type]  # floats, as tested
+            return (t, keys, *[float] * len(values))
+        return (t, keys, *[_shape(v, out, depth + 1) for v in values])
     if t is int:
         out.append(int_to_float(cast(int, x)))
         return float
@@ -356,11 +370,15 @@ class _Cache:
         self.lock = threading.RLock()  # reentrant: a static argument's __eq__ may call jit
 
     def get(self, key: object) -> _Entry | None:
-        with self.lock:
-            entry = self.entries.get(key)
-            if entry is not None:
+        # No lock (a call's fixed cost): each OrderedDict operation is atomic, and an entry
+        # another thread dropped in between is still a good entry for this call.
+        entry = self.entries.get(key)
+        if entry is not None:
+            try:  # noqa: SIM105  # contextlib.suppress is two Python calls more per call
                 self.entries.move_to_end(key)
-            return entry
+            except KeyError:
+                pass
+        return entry
 
     def put(self, key: object, entry: _Entry) -> None:
         with self.lock:
@@ -546,7 +564,17 @@ def _compile_grad(
     computed = root is not None  # the closure below must not keep the trace's root alive
     const_value = float(out) if not isinstance(out, _Arith) else 0.0
 
+    tree = trees[nums[0]]
+    simple = vg.single and computed and not vg.has_aux
+    pair = vg.name == "value_and_grad"
+
     def finish(flat_out: tuple[float, ...]) -> object:
+        if simple:  # one gradient, no aux: the common case in one step
+            return (
+                (flat_out[0], unflatten(tree, flat_out[1:]))
+                if pair
+                else unflatten(tree, flat_out[1:])
+            )
         it = iter(flat_out)
         v = next(it) if computed else const_value
         gtrees = [unflatten(trees[i], [next(it) for _ in range(trees[i].num_leaves)]) for i in nums]
