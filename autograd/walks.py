@@ -15,7 +15,7 @@ from operator import attrgetter
 from typing import cast
 
 from autograd.core.context import debug_sites
-from autograd.core.nodes import PARENTS, Node, Scalar, V, parents
+from autograd.core.nodes import PARENTS, Const, Leaf, Node, Scalar, V, parents
 from autograd.debug import sweep_checked, tangent_nan
 
 
@@ -58,7 +58,12 @@ def toposort(root: Node, stop: Collection[Node] = ()) -> list[tuple[Node, tuple[
 
 
 def postorder(root: Node, stop: Collection[Node] = ()) -> list[Node]:
-    """`toposort`'s nodes without their inputs: the same order, one object per node.
+    """`toposort`'s order as a list of nodes, for a sweep: leaves and constants at every use.
+
+    The nodes of `toposort`, in its order, but a `Leaf` or `Const` comes again
+    before each later user (keeping the first of each gives `toposort`'s
+    nodes): having no inputs, it needs no lookup in the set of nodes seen, and
+    a sweep that meets it twice does nothing the second time.
 
     What a sweep walks. On a large graph `toposort`'s pairs are two tuples a
     node that live as long as the sweep, each one more object for Python's
@@ -77,6 +82,10 @@ def postorder(root: Node, stop: Collection[Node] = ()) -> list[Node]:
         if node is _EXIT:  # the node under the mark has all its inputs emitted
             emit(pop())  # type: ignore[arg-type]  # pushed under the mark: a node
             continue
+        cls = type(node)
+        if cls is Const or cls is Leaf:  # no inputs (in stop or not): at every use
+            emit(node)  # type: ignore[arg-type]  # a node
+            continue
         if node in seen:
             continue
         enter(node)
@@ -84,7 +93,7 @@ def postorder(root: Node, stop: Collection[Node] = ()) -> list[Node]:
             emit(node)  # type: ignore[arg-type]  # not the mark: a node
             continue
         try:
-            ins = table[type(node)](node)  # type: ignore[arg-type]  # a node
+            ins = table[cls](node)  # type: ignore[arg-type]  # a node
         except KeyError:  # the first node of its class
             ins = parents(node)  # type: ignore[arg-type]  # a node
         if ins:
@@ -123,10 +132,13 @@ def backward(
     table = PARENTS
     for node in reversed(postorder(root, stop)):  # `sweep`'s loop over the order's nodes
         g = get(node) if keep is None or node in keep else pop(node, None)
-        if g is None or node in stop:  # a node only a comparison reads, or an input
+        if g is None:  # a node only a comparison reads, or a leaf or constant met again
+            continue
+        cls = type(node)
+        if cls is Const or cls is Leaf or node in stop:  # an input
             continue
         try:
-            ins = table[type(node)](node)
+            ins = table[cls](node)
         except KeyError:  # its class was forgotten meanwhile (`undefine`)
             ins = parents(node)
         if not ins:
