@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TypeAlias, cast
+from typing import TypeAlias
 
 import attrs
 
@@ -143,10 +143,9 @@ def flatten(tree: object, root: str) -> tuple[list[Scalar], TreeDef]:
     t = type(tree)
     if t is float:  # the fast paths: a float, or a dict, list or tuple of floats
         return [tree], LEAF  # type: ignore[list-item]  # mypy does not narrow on `type(x) is`
-    if t is dict or t is list or t is tuple:
-        items = cast("dict[object, object]", tree).values() if t is dict else tree
-        values = list(cast("Iterable[Scalar]", items))
-        if all(type(v) is float for v in values):
+    if t is dict or t is list or t is tuple:  # no cast() or generator here: a call's fixed cost
+        values: list[Scalar] = list(tree.values() if t is dict else tree)  # type: ignore[attr-defined, arg-type]  # a dict, list or tuple
+        if list(map(type, values)).count(float) == len(values):
             return values, _flat_shape(tree, t, len(values))
     leaves, shape = _walk(tree, root, strict=True)
     return leaves, shape  # type: ignore[return-value]  # strict leaves are scalar_leaf's
@@ -156,8 +155,8 @@ def _flat_shape(tree: object, t: type, n: int) -> TreeDef:
     """The shape `_walk` gives a dict, list or tuple of ``n`` floats; the common ones kept."""
     keys: tuple[object, ...] = ()
     if t is dict:
-        keys = tuple(cast("dict[object, object]", tree))
-        if not all(type(k) is str for k in keys):  # 1, 1.0 and True are equal keys, but differ
+        keys = tuple(tree)  # type: ignore[arg-type]  # a dict
+        if list(map(type, keys)).count(str) != n:  # 1, 1.0 and True are equal keys, but differ
             return TreeDef(Kind.DICT, (LEAF,) * n, keys, (dict,))
     key = keys if t is dict else (t, n)
     shape = _flat_shapes.get(key)

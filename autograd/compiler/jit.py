@@ -116,7 +116,7 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
             if entry.program is None:
                 return fn(*args, **kwargs)
             out = entry.program(flat)
-        return cast(T, entry.finish(out))  # the trace's result type
+        return entry.finish(out)  # type: ignore[return-value]  # the trace's result type (no cast(): a call less)
 
     _caches[jitted] = cache
     return jitted
@@ -224,7 +224,11 @@ def _key(
         _HoldsNode: if a traced, static or keyword argument holds a node.
     """
     try:
-        shape = _fast_shape(args, static, fn)
+        if static:
+            shape = _fast_shape(args, static, fn)
+        else:  # the common case, every argument traced: a list (not a generator), one call less
+            flat: list[float] = []
+            shape = tuple([_shape(a, flat) for a in args]), flat
     except _Slow:
         shape = _slow_shape(args, static, fn, vg)
     if not kwargs:
@@ -236,10 +240,8 @@ def _key(
 def _fast_shape(
     args: tuple[object, ...], static: Collection[int], fn: Callable[..., object]
 ) -> tuple[object, list[float]]:
-    """The structure and flat inputs for lists, tuples, dicts and floats (the common case)."""
+    """The structure and flat inputs for lists, tuples, dicts and floats, with static arguments."""
     flat: list[float] = []
-    if not static:  # the common case: every argument traced (a list, not a generator: faster)
-        return tuple([_shape(a, flat) for a in args]), flat
     shape = tuple(
         _static_key(a, f"static argument {i}", fn) if i in static else _shape(a, flat)
         for i, a in enumerate(args)
