@@ -115,7 +115,7 @@ def same(a: float, b: float) -> bool:
 
 
 def test_deep_chain_walks_without_recursion() -> None:
-    assert sys.getrecursionlimit() <= 10_000
+    assert sys.getrecursionlimit() < 50_000  # deeper than recursion could go
     x = Leaf(0.5)
     y: Node = x
     for _ in range(50_000):
