@@ -314,7 +314,7 @@ def unflatten(tree: TreeDef, leaves: Sequence[object]) -> object:
         if container is Kind.TUPLE:
             return tuple(leaves)
         if container is Kind.DICT and tree.meta[0] is dict:
-            return dict(zip(tree.keys, leaves, strict=True))
+            return dict(zip(tree.keys, leaves))  # noqa: B905  # lengths checked above; strict is slow
     it = iter(leaves)
     if tree.kind is Kind.LEAF:
         return next(it)

@@ -21,6 +21,7 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Sequence
+from itertools import repeat
 from typing import ParamSpec, TypeVar, cast
 
 import attrs
@@ -226,9 +227,9 @@ def _key(
     try:
         if static:
             shape = _fast_shape(args, static, fn)
-        else:  # the common case, every argument traced: a list (not a generator), one call less
+        else:  # the common case, every argument traced: no generator, one call less
             flat: list[float] = []
-            shape = tuple([_shape(a, flat) for a in args]), flat
+            shape = tuple(map(_shape, args, repeat(flat))), flat
     except _Slow:
         shape = _slow_shape(args, static, fn, vg)
     if not kwargs:
@@ -260,22 +261,22 @@ def _shape(x: object, out: list[float], depth: int = 0) -> object:
     if t is float:
         out.append(x)  # type: ignore[arg-type]  # mypy does not narrow on `type(x) is`
         return float
+    # no cast() below (a call each): a flat container of floats is a call's fixed cost
+    if t is dict:
+        keys: tuple[object, ...] = tuple(x)  # type: ignore[arg-type]  # a dict
+        if list(map(type, keys)).count(str) != len(keys):  # {1: ..} and {True: ..} differ
+            keys = tuple([_static_key(k, "", None) for k in keys])  # a str is its own key
+        values = list(x.values())  # type: ignore[attr-defined]  # a dict
+        if list(map(type, values)).count(float) == len(values):  # what the loop below gives
+            out += values
+            return (t, keys, *[float] * len(values))
+        return (t, keys, *[_shape(v, out, depth + 1) for v in values])
     if t is list or t is tuple:
-        items = cast("Sequence[object]", x)
-        if list(map(type, items)).count(float) == len(items):  # floats: what the loop below gives
+        items: Sequence[object] = x  # type: ignore[assignment]  # a list or tuple
+        if list(map(type, items)).count(float) == len(items):
             out += items  # type: ignore[arg-type]  # floats, as tested
             return (t, *[float] * len(items))
         return (t, *[_shape(v, out, depth + 1) for v in items])
-    if t is dict:
-        d = cast("dict[object, object]", x)
-        keys = tuple(d)
-        if list(map(type, keys)).count(str) != len(keys):  # {1: ..} and {True: ..} differ
-            keys = tuple([_static_key(k, "", None) for k in d])  # a str is its own key
-        values = list(d.values())
-        if list(map(type, values)).count(float) == len(values):
-            out += values  # type: ignore[arg-type]  # floats, as tested
-            return (t, keys, *[float] * len(values))
-        return (t, keys, *[_shape(v, out, depth + 1) for v in values])
     if t is int:
         out.append(int_to_float(cast(int, x)))
         return float
