@@ -193,12 +193,13 @@ class Variables:
     __slots__ = ("all", "args", "groups", "linked", "trees")
 
     def __init__(self, args: Sequence[object], nums: Sequence[int], roots: Sequence[str]) -> None:
-        flat = [flatten(args[i], root) for i, root in zip(nums, roots, strict=True)]  # errors first
+        # errors first; roots are made from nums (and flat from both): zip's strict check is slow
+        flat = [flatten(args[i], root) for i, root in zip(nums, roots)]  # noqa: B905
         self.trees: list[TreeDef] = []
         self.groups: list[list[Node]] = []
         self.all: list[Node] = []
         self.args = list(args)
-        for i, (leaves, tree) in zip(nums, flat, strict=True):  # one loop: a call's fixed cost
+        for i, (leaves, tree) in zip(nums, flat):  # noqa: B905  # one loop: a call's fixed cost
             vs = list(map(variable, leaves))
             self.trees.append(tree)
             self.groups.append(vs)
