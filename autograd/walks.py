@@ -10,6 +10,7 @@ that is differentiated again).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Collection, Mapping, Sequence
 from operator import attrgetter
 from typing import cast
@@ -86,9 +87,11 @@ def postorder(root: Node, stop: Collection[Node] = ()) -> list[Node]:
         if cls is Const or cls is Leaf:  # no inputs (in stop or not): at every use
             emit(node)  # type: ignore[arg-type]  # a node
             continue
-        if node in seen:
-            continue
-        enter(node)
+        if refcount(node) > _ONE_HOLDER:  # held by two users, or also elsewhere
+            if node in seen:
+                continue
+            enter(node)
+        # else its one user is the only path to it: never met again, so not in the set
         if node in stop:
             emit(node)  # type: ignore[arg-type]  # not the mark: a node
             continue
@@ -100,9 +103,19 @@ def postorder(root: Node, stop: Collection[Node] = ()) -> list[Node]:
             push(node)
             push(_EXIT)
             extend(reversed(ins))
+            ins = ()  # holds no input: its reference would count as a second holder
         else:
             emit(node)  # type: ignore[arg-type]  # a node
     return order
+
+
+refcount = sys.getrefcount
+_ONE_HOLDER = 3
+"""`postorder`'s reference count of a node only one object holds: that holder, the loop's
+variable and the argument of `sys.getrefcount`. A node two users hold, or that anything else
+holds (a user's variable, a list), counts more; CPython counts every reference, so a node
+at this count can be reached by one path only (NumPy elides temporaries on the same test).
+On a chain no node goes into the set of nodes seen, the walk's largest table."""
 
 
 _EXIT = object()

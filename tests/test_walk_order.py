@@ -84,8 +84,9 @@ def test_walks_follow_the_recursive_post_order(seed: int, size: int, stopped: bo
     leaves, root = random_graph(seed, size)
     inner = recursive_order(root)[len(leaves) : len(leaves) + 2]  # some inner nodes, maybe
     stop: set[Node] = set(inner) if stopped else set()
-    want = recursive_order(root, stop)
+    # first, while only the graph holds its inner nodes (postorder reads reference counts)
     got = postorder(root, stop)
+    want = recursive_order(root, stop)
     assert list(dict.fromkeys(got)) == want  # the first time each node comes
     again = [n for i, n in enumerate(got) if n in got[:i]]
     assert all(type(n) in (Leaf, Const) for n in again)  # only inputs come again
@@ -112,6 +113,30 @@ def test_backward_sums_cotangents_in_the_oracle_order_bit_for_bit(seed: int, siz
 def same(a: float, b: float) -> bool:
     """Equal bits (so 0.0 and -0.0 differ), or both nan."""
     return (a != a and b != b) or (a == b and math.copysign(1.0, a) == math.copysign(1.0, b))
+
+
+@pytest.mark.parametrize("shape", ["one user", "one user twice", "two users", "three users"])
+def test_a_node_only_its_users_hold_is_walked_once(shape: str) -> None:
+    # postorder takes a node only one object holds as reachable by one path: not two users
+    x = Leaf(0.5)
+    root: Node = ag.tanh(x)
+    for _ in range(200):
+        shared = ag.tanh(root)  # after this loop, held by its users only
+        if shape == "one user":
+            root = shared * 1.5
+        elif shape == "one user twice":
+            root = shared * shared
+        elif shape == "two users":  # met first from one user, before the other is entered
+            root = ag.tanh(shared) + ag.sin(shared)
+        else:
+            root = shared + (shared - shared)
+        del shared
+    got = postorder(root)
+    want = recursive_order(root)
+    assert list(dict.fromkeys(got)) == want
+    assert [n for n in got if type(n) not in (Leaf, Const)] == [
+        n for n in want if type(n) not in (Leaf, Const)
+    ]  # every inner node once
 
 
 def test_deep_chain_walks_without_recursion() -> None:
