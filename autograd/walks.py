@@ -109,13 +109,26 @@ def postorder(root: Node, stop: Collection[Node] = ()) -> list[Node]:
     return order
 
 
-refcount = sys.getrefcount
-_ONE_HOLDER = 3
-"""`postorder`'s reference count of a node only one object holds: that holder, the loop's
-variable and the argument of `sys.getrefcount`. A node two users hold, or that anything else
-holds (a user's variable, a list), counts more; CPython counts every reference, so a node
-at this count can be reached by one path only (NumPy elides temporaries on the same test).
-On a chain no node goes into the set of nodes seen, the walk's largest table."""
+def _one_holder() -> int:
+    """What `postorder` reads as the reference count of a node one object holds.
+
+    That holder, plus the loop's variable and the argument of `sys.getrefcount`, as far as
+    the interpreter counts them: CPython versions may differ in counting the references of
+    locals and arguments, so this is measured on a local nothing else holds, plus one.
+    """
+    probe = object()  # held by this local only
+    return refcount(probe) + 1
+
+
+if sys.implementation.name == "cpython":
+    refcount: Callable[[object], int] = sys.getrefcount
+    _ONE_HOLDER = _one_holder()
+else:  # no reference counts to read: every node goes through the set of nodes seen
+    refcount, _ONE_HOLDER = id, -1
+"""A node that `postorder` finds at `_ONE_HOLDER` is held by one object, its one user (a node
+two users hold, or that a variable or list also holds, counts more): CPython counts every
+reference, so that node can be met by one path only (NumPy elides temporaries on the same
+test). On a chain no node goes into the set of nodes seen, the walk's largest table."""
 
 
 _EXIT = object()
