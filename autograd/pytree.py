@@ -48,12 +48,19 @@ class TreeDef:
     meta: tuple[object, ...] = ()
     num_leaves: int = attrs.field(init=False)
     _hash: int = attrs.field(init=False, repr=False)
+    flat: bool = attrs.field(init=False, repr=False)
+    """A container whose children are all leaves (`unflatten`'s fast path)."""
 
     @num_leaves.default
     def _count(self) -> int:
         if self.kind is Kind.LEAF:
             return 1
         return builtins_sum(c.num_leaves for c in self.children)
+
+    @flat.default
+    def _all_leaves(self) -> bool:
+        containers = (Kind.LIST, Kind.TUPLE, Kind.NAMEDTUPLE, Kind.DICT, Kind.ATTRS)
+        return self.kind in containers and all(c.kind is Kind.LEAF for c in self.children)
 
     @_hash.default
     def _hash_of_parts(self) -> int:  # from the children's stored hashes: O(1) per level
@@ -133,8 +140,39 @@ def flatten(tree: object, root: str) -> tuple[list[Scalar], TreeDef]:
             that contains itself.
         ValueError: naming the path of a number float64 does not hold exactly.
     """
+    t = type(tree)
+    if t is float:  # the fast paths: a float, or a dict, list or tuple of floats
+        return [tree], LEAF  # type: ignore[list-item]  # mypy does not narrow on `type(x) is`
+    if t is dict or t is list or t is tuple:  # no cast() or generator here: a call's fixed cost
+        values: list[Scalar] = list(tree.values() if t is dict else tree)  # type: ignore[attr-defined, arg-type]  # a dict, list or tuple
+        if list(map(type, values)).count(float) == len(values):
+            return values, _flat_shape(tree, t, len(values))
     leaves, shape = _walk(tree, root, strict=True)
     return leaves, shape  # type: ignore[return-value]  # strict leaves are scalar_leaf's
+
+
+def _flat_shape(tree: object, t: type, n: int) -> TreeDef:
+    """The shape `_walk` gives a dict, list or tuple of ``n`` floats; the common ones kept."""
+    keys: tuple[object, ...] = ()
+    if t is dict:
+        keys = tuple(tree)  # type: ignore[arg-type]  # a dict
+        if list(map(type, keys)).count(str) != n:  # 1, 1.0 and True are equal keys, but differ
+            return TreeDef(Kind.DICT, (LEAF,) * n, keys, (dict,))
+    key = keys if t is dict else (t, n)
+    shape = _flat_shapes.get(key)
+    if shape is None:
+        if len(_flat_shapes) >= _FLAT_SHAPES:
+            _flat_shapes.clear()
+        kind = Kind.DICT if t is dict else Kind.LIST if t is list else Kind.TUPLE
+        shape = TreeDef(kind, (LEAF,) * n, keys, (dict,) if t is dict else ())
+        _flat_shapes[key] = shape
+    return shape
+
+
+_flat_shapes: dict[tuple[object, ...], TreeDef] = {}
+"""Shapes of flat arguments by their str keys (dicts) or (type, length): a call in a loop
+builds none. Immutable, so shared; cleared when it reaches `_FLAT_SHAPES` entries."""
+_FLAT_SHAPES = 256
 
 
 def flatten_any(tree: object, root: str = "tree") -> tuple[list[object], TreeDef]:
@@ -269,6 +307,14 @@ def unflatten(tree: TreeDef, leaves: Sequence[object]) -> object:
     """
     if len(leaves) != tree.num_leaves:
         raise ValueError(f"a tree of {tree.num_leaves} leaves cannot take {len(leaves)}")
+    if tree.flat:  # a dict, list or tuple of leaves: built at once
+        container = tree.kind
+        if container is Kind.LIST:
+            return list(leaves)
+        if container is Kind.TUPLE:
+            return tuple(leaves)
+        if container is Kind.DICT and tree.meta[0] is dict:
+            return dict(zip(tree.keys, leaves))  # noqa: B905  # lengths checked above; strict is slow
     it = iter(leaves)
     if tree.kind is Kind.LEAF:
         return next(it)

@@ -10,12 +10,13 @@ that is differentiated again).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Collection, Mapping, Sequence
 from operator import attrgetter
 from typing import cast
 
 from autograd.core.context import debug_sites
-from autograd.core.nodes import Node, Scalar, V, parents
+from autograd.core.nodes import PARENTS, Const, Leaf, Node, Scalar, V, parents
 from autograd.debug import sweep_checked, tangent_nan
 
 
@@ -28,24 +29,110 @@ def toposort(root: Node, stop: Collection[Node] = ()) -> list[tuple[Node, tuple[
     """
     order: list[tuple[Node, tuple[Node, ...]]] = []
     emit = order.append
-    entered: dict[Node, tuple[Node, ...] | None] = {}  # None once emitted
-    stack = [root]
+    seen: set[object] = set()
+    enter = seen.add
+    # a node to enter, or (node, inputs) pushed under its inputs: emitted when popped
+    stack: list[object] = [root]
     push, pop, extend = stack.append, stack.pop, stack.extend
+    table = PARENTS
     while stack:
         node = pop()
-        ins = entered.get(node, _NEW)
-        if ins is _NEW:
-            ins = () if node in stop else parents(node)
-            entered[node] = ins
-            push(node)  # come back to emit it after its inputs
-            extend(reversed(ins))  # an input already entered is skipped when popped
-        elif ins is not None:  # second visit: every input is emitted
-            emit((node, ins))
-            entered[node] = None
+        if type(node) is tuple:  # its inputs are all emitted
+            emit(node)
+            continue
+        if node in seen:  # an input of several users: emitted after the first
+            continue
+        enter(node)
+        if node in stop:
+            emit((node, ()))  # type: ignore[arg-type]  # not a tuple: a node
+            continue
+        try:
+            ins = table[type(node)](node)  # type: ignore[arg-type]  # a node
+        except KeyError:  # the first node of its class
+            ins = parents(node)  # type: ignore[arg-type]  # a node
+        if ins:
+            push((node, ins))
+            extend(reversed(ins))
+        else:
+            emit((node, ins))  # type: ignore[arg-type]  # a node
     return order
 
 
-_NEW = cast("tuple[Node, ...]", object())  # marks a node not yet entered, by identity
+def postorder(root: Node, stop: Collection[Node] = ()) -> list[Node]:
+    """`toposort`'s order as a list of nodes, for a sweep: leaves and constants at every use.
+
+    The nodes of `toposort`, in its order, but a `Leaf` or `Const` comes again
+    before each later user (keeping the first of each gives `toposort`'s
+    nodes): having no inputs, it needs no lookup in the set of nodes seen, and
+    a sweep that meets it twice does nothing the second time.
+
+    What a sweep walks. On a large graph `toposort`'s pairs are two tuples a
+    node that live as long as the sweep, each one more object for Python's
+    cyclic collector to walk in its full collections; a list of nodes adds
+    none. The sweep reads each node's inputs again instead.
+    """
+    order: list[Node] = []
+    emit = order.append
+    seen: set[object] = set()
+    enter = seen.add
+    stack: list[object] = [root]  # a node to enter, or _EXIT above a node to emit
+    push, pop, extend = stack.append, stack.pop, stack.extend
+    table = PARENTS
+    while stack:
+        node = pop()
+        if node is _EXIT:  # the node under the mark has all its inputs emitted
+            emit(pop())  # type: ignore[arg-type]  # pushed under the mark: a node
+            continue
+        cls = type(node)
+        if cls is Const or cls is Leaf:  # no inputs (in stop or not): at every use
+            emit(node)  # type: ignore[arg-type]  # a node
+            continue
+        if refcount(node) > _ONE_HOLDER:  # held by two users, or also elsewhere
+            if node in seen:
+                continue
+            enter(node)
+        # else its one user is the only path to it: never met again, so not in the set
+        if node in stop:
+            emit(node)  # type: ignore[arg-type]  # not the mark: a node
+            continue
+        try:
+            ins = table[cls](node)  # type: ignore[arg-type]  # a node
+        except KeyError:  # the first node of its class
+            ins = parents(node)  # type: ignore[arg-type]  # a node
+        if ins:
+            push(node)
+            push(_EXIT)
+            extend(reversed(ins))
+            ins = ()  # holds no input: its reference would count as a second holder
+        else:
+            emit(node)  # type: ignore[arg-type]  # a node
+    return order
+
+
+def _one_holder() -> int:
+    """What `postorder` reads as the reference count of a node one object holds.
+
+    That holder, plus the loop's variable and the argument of `sys.getrefcount`, as far as
+    the interpreter counts them: CPython versions may differ in counting the references of
+    locals and arguments, so this is measured on a local nothing else holds, plus one.
+    """
+    probe = object()  # held by this local only
+    return refcount(probe) + 1
+
+
+if sys.implementation.name == "cpython":
+    refcount: Callable[[object], int] = sys.getrefcount
+    _ONE_HOLDER = _one_holder()
+else:  # no reference counts to read: every node goes through the set of nodes seen
+    refcount, _ONE_HOLDER = id, -1
+"""A node that `postorder` finds at `_ONE_HOLDER` is held by one object, its one user (a node
+two users hold, or that a variable or list also holds, counts more): CPython counts every
+reference, so that node can be met by one path only (NumPy elides temporaries on the same
+test). On a chain no node goes into the set of nodes seen, the walk's largest table."""
+
+
+_EXIT = object()
+"""`postorder`'s mark on its stack: the node under it is emitted when it is popped."""
 
 
 def backward(
@@ -63,7 +150,32 @@ def backward(
     `node_view` for one that is differentiated again. With ``keep``, only
     those nodes' cotangents are returned, and others are freed as it goes.
     """
-    return sweep(toposort(root, stop), {root: seed}, primal, keep)
+    if debug_sites.get() is not None:  # debug_nans(): the one check a sweep pays
+        return sweep_checked(toposort(root, stop), {root: seed}, primal, keep)
+    cotangents = {root: seed}
+    get, pop = cotangents.get, cotangents.pop
+    floats = primal is float_view
+    table = PARENTS
+    for node in reversed(postorder(root, stop)):  # `sweep`'s loop over the order's nodes
+        g = get(node) if keep is None or node in keep else pop(node, None)
+        if g is None:  # a node only a comparison reads, or a leaf or constant met again
+            continue
+        cls = type(node)
+        if cls is Const or cls is Leaf or node in stop:  # an input
+            continue
+        try:
+            ins = table[cls](node)
+        except KeyError:  # its class was forgotten meanwhile (`undefine`)
+            ins = parents(node)
+        if not ins:
+            continue
+        rule = node.vjp_float(g) if floats else node.vjp(g, primal)  # type: ignore[arg-type]  # floats: V is float
+        # a compiled float rule's length was checked when its op was defined: strict is slow
+        for x, gx in zip(ins, rule) if floats else zip(ins, rule, strict=True):  # noqa: B905
+            if gx is not None:
+                prev = get(x)
+                cotangents[x] = gx if prev is None else prev + gx
+    return cotangents
 
 
 def sweep(
@@ -82,7 +194,8 @@ def sweep(
         if not ins or g is None:  # an input, or a node only a comparison reads
             continue
         rule = node.vjp_float(g) if floats else node.vjp(g, primal)  # type: ignore[arg-type]  # floats: V is float
-        for x, gx in zip(ins, rule, strict=True):
+        # a compiled float rule's length was checked when its op was defined: strict is slow
+        for x, gx in zip(ins, rule) if floats else zip(ins, rule, strict=True):  # noqa: B905
             if gx is not None:
                 prev = get(x)
                 cotangents[x] = gx if prev is None else prev + gx

@@ -4,6 +4,7 @@ Run from the repository root::
 
     .venv/bin/python bench/run.py            # the full table (minutes)
     .venv/bin/python bench/run.py --quick    # small sizes, a smoke test (seconds)
+    .venv/bin/python bench/run.py --only W1,W3   # some workloads only
 
 Every engine's result is checked against this engine's eager result before any
 timing. Engines are timed interleaved (one run of each in turn, repeated), and
@@ -183,15 +184,26 @@ def main() -> None:
     parser.add_argument(
         "--quick", action="store_true", help="small sizes and few repetitions (a smoke test)"
     )
+    parser.add_argument(
+        "--only",
+        default="",
+        metavar="W1,W3",
+        help="run only these workloads (comma-separated names such as W1, W3), and no memory row "
+        "unless W3 is one of them",
+    )
     args = parser.parse_args()
+    only = {name.strip().upper() for name in args.only.split(",") if name.strip()}
+    flags = (" --quick" if args.quick else "") + (f" --only {args.only}" if only else "")
     print(
         f"python {platform.python_version()} on {platform.machine()}; "
-        f"command: .venv/bin/python bench/run.py{' --quick' if args.quick else ''}\n"
+        f"command: .venv/bin/python bench/run.py{flags}\n"
     )
     header = ["workload", *ENGINES, "ours/micrograd", "ours/torch", "jit/floor", "jit first call"]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for name, setups, reps in workloads(args.quick):
+        if only and name.split()[0] not in only:
+            continue
         steps, notes = prepare(name, setups)
         medians: dict[str, Cell] = {**notes, **time_interleaved(steps, reps)}
         cells = [fmt(medians.get(e)) for e in ENGINES]
@@ -202,6 +214,8 @@ def main() -> None:
             fmt(medians.get("jit first call")),
         ]
         print(f"| {name} (median of {reps}) | " + " | ".join(cells) + " |", flush=True)
+    if only and "W3" not in only:
+        return
     chain_steps = 2_000 if args.quick else 20_000
     mem = memory_row(chain_steps)
     print(

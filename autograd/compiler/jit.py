@@ -22,6 +22,7 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Sequence
+from itertools import repeat
 from typing import ParamSpec, TypeVar, cast
 
 import attrs
@@ -144,7 +145,7 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
                 if entry.program is None:
                     return fn(*args, **kwargs)
                 out = entry.program(_expand(flat) if entry.expand else flat)
-        return cast(T, entry.finish(out, _same))  # the trace's result type
+        return entry.finish(out, _same)  # type: ignore[return-value]  # the trace's result type (no cast(): a call less)
 
     _caches[jitted] = cache
     return jitted
@@ -252,9 +253,15 @@ def _key(
         _HoldsNode: if a traced, static or keyword argument holds a node.
     """
     try:
-        shape = _fast_shape(args, static, fn)
+        if static:
+            shape = _fast_shape(args, static, fn)
+        else:  # the common case, every argument traced: no generator, one call less
+            flat: list[float] = []
+            shape = tuple(map(_shape, args, repeat(flat))), flat
     except _Slow:
         shape = _slow_shape(args, static, fn, vg)
+    if not kwargs:
+        return (shape[0], ()), shape[1]
     kw = tuple((k, _static_key(v, f"keyword argument {k!r}", fn)) for k, v in kwargs.items())
     return (shape[0], kw), shape[1]
 
@@ -262,7 +269,7 @@ def _key(
 def _fast_shape(
     args: tuple[object, ...], static: Collection[int], fn: Callable[..., object]
 ) -> tuple[object, list[float]]:
-    """The structure and flat inputs for lists, tuples, dicts and floats (the common case)."""
+    """The structure and flat inputs for lists, tuples, dicts and floats, with static arguments."""
     flat: list[float] = []
     shape = tuple(
         _static_key(a, f"static argument {i}", fn) if i in static else _shape(a, flat)
@@ -282,12 +289,22 @@ def _shape(x: object, out: list[float], depth: int = 0) -> object:
     if t is float:
         out.append(x)  # type: ignore[arg-type]  # mypy does not narrow on `type(x) is`
         return float
-    if t is list or t is tuple:
-        return (t, *[_shape(v, out, depth + 1) for v in cast("Sequence[object]", x)])
+    # no cast() below (a call each): a flat container of floats is a call's fixed cost
     if t is dict:
-        d = cast("dict[object, object]", x)
-        keys = tuple([_static_key(k, "", None) for k in d])  # {1: ..} and {True: ..} differ
-        return (t, keys, *[_shape(v, out, depth + 1) for v in d.values()])
+        keys: tuple[object, ...] = tuple(x)  # type: ignore[arg-type]  # a dict
+        if list(map(type, keys)).count(str) != len(keys):  # {1: ..} and {True: ..} differ
+            keys = tuple([_static_key(k, "", None) for k in keys])  # a str is its own key
+        values = list(x.values())  # type: ignore[attr-defined]  # a dict
+        if list(map(type, values)).count(float) == len(values):  # what the loop below gives
+            out += values
+            return (t, keys, *[float] * len(values))
+        return (t, keys, *[_shape(v, out, depth + 1) for v in values])
+    if t is list or t is tuple:
+        items: Sequence[object] = x  # type: ignore[assignment]  # a list or tuple
+        if list(map(type, items)).count(float) == len(items):
+            out += items  # type: ignore[arg-type]  # floats, as tested
+            return (t, *[float] * len(items))
+        return (t, *[_shape(v, out, depth + 1) for v in items])
     if t is int:
         out.append(int_to_float(cast(int, x)))
         return float
@@ -414,11 +431,15 @@ class _Cache:
         self.lock = threading.RLock()  # reentrant: a static argument's __eq__ may call jit
 
     def get(self, key: object) -> _Entry | None:
-        with self.lock:
-            entry = self.entries.get(key)
-            if entry is not None:
+        # No lock (a call's fixed cost): each OrderedDict operation is atomic, and an entry
+        # another thread dropped in between is still a good entry for this call.
+        entry = self.entries.get(key)
+        if entry is not None:
+            try:  # noqa: SIM105  # contextlib.suppress is two Python calls more per call
                 self.entries.move_to_end(key)
-            return entry
+            except KeyError:
+                pass
+        return entry
 
     def put(self, key: object, entry: _Entry) -> None:
         with self.lock:
@@ -854,7 +875,17 @@ def _compile_grad(
     computed = root is not None  # the closure below must not keep the trace's root alive
     const_value = float(out) if not isinstance(out, _Arith) else 0.0
 
+    tree = trees[nums[0]]
+    simple = vg.single and computed and not vg.has_aux
+    pair = vg.name == "value_and_grad"
+
     def finish(flat_out: tuple[float, ...], lift: Callable[[object], object] = _same) -> object:
+        if simple:  # one gradient, no aux: the common case in one step
+            return (
+                (flat_out[0], unflatten(tree, flat_out[1:]))
+                if pair
+                else unflatten(tree, flat_out[1:])
+            )
         it = iter(flat_out)
         v = next(it) if computed else lift(const_value)
         gtrees = [unflatten(trees[i], [next(it) for _ in range(trees[i].num_leaves)]) for i in nums]

@@ -279,6 +279,10 @@ def _getter(names: list[str]) -> Callable[[_Arith], tuple[_Arith, ...]]:
 
 
 _input_getters: dict[type, Callable[[_Arith], tuple[_Arith, ...]]] = {}
+PARENTS = cast("dict[type, Callable[[Node], tuple[Node, ...]]]", _input_getters)
+"""`parents` as a table: each node class seen so far (by `parents`) to its inputs getter.
+A graph walk's hot loop reads ``PARENTS[type(node)](node)``, one call, falling back to
+`parents` (which fills the table) for a class it does not have yet."""
 
 
 def _self(node: _Arith) -> Node:
@@ -543,7 +547,11 @@ def define(cls: type[_OpT]) -> type[_OpT]:
     cls.inputs = tuple(f.name for f in fields if f.converter is _input)
     OPS[cls.name] = cls
     if _all_defined:  # an op defined after this module (a user's): complete it now
-        _complete(cls)
+        try:
+            _complete(cls)
+        except Exception:  # a rule that does not compile: the op is not defined
+            undefine(cls)
+            raise
     return cls
 
 
@@ -602,6 +610,10 @@ def _compiled_forward(cls: type[Op]) -> Callable[[Op], float]:
 def _rule_source(cls: type[Op], const: bool, name: str) -> str:
     node, names = _template(cls, const)
     outs = [None if o is None else sym(o) for o in node.vjp(Sym("g", ("g",)), names.__getitem__)]
+    if len(outs) != len(cls.inputs):  # checked once here, so the float sweep need not
+        raise TypeError(
+            f"{cls.__name__}.vjp returns {len(outs)} cotangent(s) for {len(cls.inputs)} input(s)"
+        )
     used = {u for o in outs if o is not None for u in o.uses}
     lines = [f"def {name}(self, g):"]
     if "out" in used:
@@ -1587,6 +1599,17 @@ def _const(value: float) -> Const:
 
 
 _set_const_value = _slot_setter(Const, "value")
+
+
+def fresh_leaf(value: float) -> Leaf:
+    """``Leaf(value)`` for a value that is already a plain float: a transform's variable."""
+    node = _new(Leaf)
+    _set_leaf_value(node, value)
+    _set_leaf_name(node, None)
+    return node
+
+
+_set_leaf_value, _set_leaf_name = _slot_setter(Leaf, "value"), _slot_setter(Leaf, "name")
 BUILD1: dict[type[Op], Callable[[_Arith], Op]] = {}
 """The fast builder of each one-input op."""
 for _cls in OPS.values():

@@ -17,7 +17,7 @@ import inspect
 import sys
 from collections.abc import Callable, Sequence
 
-from autograd.core.nodes import VARIABLE_ONE, Leaf, Mul, Node, Scalar, _Arith
+from autograd.core.nodes import VARIABLE_ONE, Leaf, Mul, Node, Scalar, _Arith, fresh_leaf
 from autograd.pytree import TreeDef, flatten, flatten_any, paths, unflatten
 
 
@@ -193,15 +193,21 @@ class Variables:
     __slots__ = ("all", "args", "groups", "linked", "trees")
 
     def __init__(self, args: Sequence[object], nums: Sequence[int], roots: Sequence[str]) -> None:
-        flat = [flatten(args[i], root) for i, root in zip(nums, roots, strict=True)]  # errors first
-        self.trees = [tree for _, tree in flat]
-        self.groups = [[variable(x) for x in leaves] for leaves, _ in flat]
-        self.all = [v for vs in self.groups for v in vs]
-        # a node argument (a user's Leaf, an outer graph): results are nodes linked to it
-        self.linked = any(type(v) is not Leaf for v in self.all)
+        # errors first; roots are made from nums (and flat from both): zip's strict check is slow
+        flat = [flatten(args[i], root) for i, root in zip(nums, roots)]  # noqa: B905
+        self.trees: list[TreeDef] = []
+        self.groups: list[list[Node]] = []
+        self.all: list[Node] = []
         self.args = list(args)
-        for i, vs, tree in zip(nums, self.groups, self.trees, strict=True):
+        for i, (leaves, tree) in zip(nums, flat):  # noqa: B905  # one loop: a call's fixed cost
+            vs = list(map(variable, leaves))
+            self.trees.append(tree)
+            self.groups.append(vs)
+            self.all += vs
             self.args[i] = unflatten(tree, vs)
+        # a node argument (a user's Leaf, an outer graph): results are nodes linked to it;
+        # every other variable is a Leaf (counted in C: no generator per call)
+        self.linked = list(map(type, self.all)).count(Leaf) != len(self.all)
 
     def shape(self, flat: Sequence[object], single: bool) -> object:
         """Values for `all`, in order, rebuilt as the arguments (a tuple of them unless single)."""
@@ -221,6 +227,8 @@ def variable(x: Scalar) -> Node:
     A node leaf (from an outer transform) becomes ``x * 1.0``: the same value,
     linked to ``x``, but its own variable even when one node fills two positions.
     """
+    if type(x) is float:
+        return fresh_leaf(x)
     return Mul(x, VARIABLE_ONE) if isinstance(x, _Arith) else Leaf(x)
 
 

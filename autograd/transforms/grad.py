@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import weakref
 from collections.abc import Callable, Mapping, Sequence
+from itertools import repeat
 from typing import Concatenate, Literal, ParamSpec, Protocol, TypeVar, TypeVarTuple, overload
 
 from autograd.core.context import nesting
@@ -427,8 +428,8 @@ def _value_and_grad(
         nesting.reset(token)
 
     out, aux = scalar_output(spec, result)
-    grads = _sweep(out, vs.all, nested)
-    g = vs.shape([grads.get(v, 0.0) for v in vs.all], spec.single)
+    grads = _sweep(out, vs.all, nested, vs.linked)
+    g = vs.shape(list(map(grads.get, vs.all, repeat(0.0, len(vs.all)))), spec.single)
     value: object = out if nested or not isinstance(out, _Arith) else out.value
     if spec.has_aux:
         value = (value, aux if nested else aux_values(aux))
@@ -454,13 +455,14 @@ def scalar_output(spec: Arguments, result: object) -> tuple[Scalar, object]:
     )
 
 
-def _sweep(out: Scalar, variables: list[Node], nested: bool) -> Mapping[Node, Scalar]:
+def _sweep(out: Scalar, variables: list[Node], nested: bool, linked: bool) -> Mapping[Node, Scalar]:
     if not isinstance(out, _Arith) or not variables:
         return {}
     wanted = set(variables)
+    stop = wanted if linked else ()  # fresh leaves have no inputs: nothing to stop at
     if nested:
-        return backward(out, 1.0, node_view, stop=wanted, keep=wanted)
-    return backward(out, 1.0, float_view, stop=wanted, keep=wanted)
+        return backward(out, 1.0, node_view, stop=stop, keep=wanted)
+    return backward(out, 1.0, float_view, stop=stop, keep=wanted)
 
 
 def gradients(out: Node) -> Mapping[Node, float]:
