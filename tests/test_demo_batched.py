@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -32,7 +33,7 @@ def test_the_batched_step_is_the_eager_hinge_step() -> None:
     got_leaves, want_leaves = flatten_any(g)[0], flatten_any(want_g)[0]
     assert len(got_leaves) == len(want_leaves) == 337
     assert any(w != 0.0 for w in want_leaves)
-    scale = max(abs(w) for w in want_leaves)
+    scale = max(abs(float(cast(float, w))) for w in want_leaves)
     for got, want in zip(got_leaves, want_leaves, strict=True):
         # the batch sum's order: last bits, relative to the terms (some sums cancel to ~1e-19)
         assert got == pytest.approx(want, rel=1e-13, abs=1e-15 * scale)
