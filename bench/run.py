@@ -28,6 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import batched
 import workloads as w
 from moons import init_params, make_moons
 
@@ -223,6 +224,7 @@ def main() -> None:
         f"ours {fmt_bytes(mem.get('ours'))}, micrograd {fmt_bytes(mem.get('micrograd'))}, "
         f"ratio {ratio(mem.get('ours'), mem.get('micrograd'))}"
     )
+    batched.report(args.quick, check, time_interleaved, fmt, ratio)  # W6, W7: their own columns
 
 
 def fmt_bytes(cell: Cell | None) -> str:
