@@ -87,6 +87,7 @@ class Stacked(Protocol[C_co]):
     """
 
     def __getattr__(self, name: str) -> list[float]: ...
+    def __eq__(self, other: object, /) -> bool: ...  # comparable with a ``C`` (it is one)
 
 
 class Batched(Protocol[T_co]):

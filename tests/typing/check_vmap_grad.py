@@ -6,7 +6,7 @@ what `vmap` returns fails one or the other. Must-fail lines carry their code.
 """
 
 from collections.abc import Callable, Sequence
-from typing import NamedTuple, assert_type
+from typing import NamedTuple, assert_type, cast
 
 import attrs
 
@@ -89,6 +89,8 @@ assert_type(gn.b, list[float])
 assert is_a(gn, Pair)
 assert is_floats(gn.w, 3)
 assert is_floats(gn.b, 3)
+assert ga != pa  # a Stacked[C] compares with a C (it is one): no comparison-overlap
+assert gn == Pair(*cast("list[float]", [gn.w, gn.b]))
 
 # the mapped function keeps the argument types
 assert_type(
