@@ -16,9 +16,10 @@ from __future__ import annotations
 import functools
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal, Protocol, TypeAlias, TypeVar, overload
+from typing import Literal, ParamSpec, Protocol, TypeAlias, TypeVar, overload
 
 import attrs
+from attrs import AttrsInstance
 
 from autograd.core.batching import hook
 from autograd.core.nodes import Scalar
@@ -44,7 +45,11 @@ R1 = TypeVar("R1", bound=Scalar)
 R2 = TypeVar("R2", bound=Scalar)
 A = TypeVar("A")
 K = TypeVar("K")
+T = TypeVar("T")
+P = ParamSpec("P")
 T_co = TypeVar("T_co", covariant=True)
+C = TypeVar("C", bound="AttrsInstance | NamedTupleLike")
+C_co = TypeVar("C_co", bound="AttrsInstance | NamedTupleLike", covariant=True)
 
 InAxes: TypeAlias = Literal[0] | tuple[object, ...] | list[object]
 """``0``, or one entry per positional argument: ``0``, ``None`` or a pytree prefix of them."""
@@ -55,7 +60,34 @@ OutAxes: TypeAlias = Literal[0] | tuple[object, ...] | list[object] | Mapping[ob
 # ---- the typed surface ---------------------------------------------------------
 # First match wins. Scalar examples keep their types (an `X` mapped is a
 # `Sequence[X]`); other example pytrees cannot be spelled leaf by leaf, so
-# their arguments are unchecked (`...`) and the result is typed by `fn`'s output.
+# their arguments are unchecked (`Batched`) and the result is typed by `fn`'s
+# output. Outputs: a scalar `R` becomes `list[R]`, a mapping or a sequence of
+# scalars keeps its keys with `list` leaves, an attrs class or a NamedTuple `C`
+# becomes `Stacked[C]`, and a pair (`value_and_grad`) maps each half. The
+# fallbacks take `Callable[P, ...]`, never `Callable[..., ...]`: inferred in
+# that context, an inner generic call (`vmap(grad(loss))`) gets `Any` for its
+# type variables from the `...`, and the result would be `list[Any]`.
+
+
+class NamedTupleLike(Protocol):
+    """Any ``NamedTuple`` (it has ``_asdict``): with ``AttrsInstance``, what `Stacked` types."""
+
+    def _asdict(self) -> dict[str, object]: ...
+
+
+class Stacked(Protocol[C_co]):
+    """An attrs class or ``NamedTuple`` ``C`` of one example, over a batch: every field a list.
+
+    ``vmap(grad(loss), in_axes=(None, 0, 0))`` of a loss of ``Params(w, b)``
+    returns a ``Params`` whose ``w`` and ``b`` are lists of per-example
+    gradients: typed ``Stacked[Params]``, ``g.w`` is a ``list[float]``. Exact
+    for classes whose fields are scalars (parameter classes); a field that is a
+    container holds that container of lists at run time (docs/typing.md). A
+    NamedTuple's fields are read by name (``g[0]`` is a type error).
+    """
+
+    def __getattr__(self, name: str) -> list[float]: ...
+    def __eq__(self, other: object, /) -> bool: ...  # comparable with a ``C`` (it is one)
 
 
 class Batched(Protocol[T_co]):
@@ -88,10 +120,55 @@ def vmap(  # type: ignore[overload-overlap]  # first match wins
 def vmap(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[[X1, X2], R], in_axes: Literal[0] = 0, out_axes: Literal[0] = 0
 ) -> Callable[[Sequence[X1], Sequence[X2]], list[R]]: ...
+# shared parameters, mapped scalars: per-example gradients `vmap(grad(loss), (None, 0, 0))`
 @overload
 def vmap(  # type: ignore[overload-overlap]  # first match wins
-    fn: Callable[[A, X], R], in_axes: tuple[None, Literal[0]], out_axes: Literal[0] = 0
+    fn: Callable[[A, X], R],
+    in_axes: tuple[None, Literal[0]],
+    out_axes: Literal[0] = 0,
 ) -> Callable[[A, Sequence[X]], list[R]]: ...
+@overload
+def vmap(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[A, X], C],
+    in_axes: tuple[None, Literal[0]],
+    out_axes: Literal[0] = 0,
+) -> Callable[[A, Sequence[X]], Stacked[C]]: ...
+@overload
+def vmap(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[A, X], tuple[R1, R2]],
+    in_axes: tuple[None, Literal[0]],
+    out_axes: Literal[0] = 0,
+) -> Callable[[A, Sequence[X]], tuple[list[R1], list[R2]]]: ...
+@overload
+def vmap(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[A, X], tuple[R1, Mapping[K, R2]]],
+    in_axes: tuple[None, Literal[0]],
+    out_axes: Literal[0] = 0,
+) -> Callable[[A, Sequence[X]], tuple[list[R1], dict[K, list[R2]]]]: ...
+@overload
+def vmap(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[A, X], tuple[R1, C]],
+    in_axes: tuple[None, Literal[0]],
+    out_axes: Literal[0] = 0,
+) -> Callable[[A, Sequence[X]], tuple[list[R1], Stacked[C]]]: ...
+@overload
+def vmap(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[A, X], tuple[R1, Sequence[R2]]],
+    in_axes: tuple[None, Literal[0]],
+    out_axes: Literal[0] = 0,
+) -> Callable[[A, Sequence[X]], tuple[list[R1], list[list[R2]]]]: ...
+@overload
+def vmap(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[A, X], Mapping[K, R]],
+    in_axes: tuple[None, Literal[0]],
+    out_axes: Literal[0] = 0,
+) -> Callable[[A, Sequence[X]], dict[K, list[R]]]: ...
+@overload
+def vmap(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[A, X], Sequence[R]],
+    in_axes: tuple[None, Literal[0]],
+    out_axes: Literal[0] = 0,
+) -> Callable[[A, Sequence[X]], list[list[R]]]: ...
 @overload
 def vmap(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[[A, X1, X2], R],
@@ -99,26 +176,101 @@ def vmap(  # type: ignore[overload-overlap]  # first match wins
     out_axes: Literal[0] = 0,
 ) -> Callable[[A, Sequence[X1], Sequence[X2]], list[R]]: ...
 @overload
-def vmap(
-    fn: Callable[..., R], in_axes: InAxes = 0, out_axes: Literal[0] = 0
-) -> Batched[list[R]]: ...
+def vmap(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[A, X1, X2], C],
+    in_axes: tuple[None, Literal[0], Literal[0]],
+    out_axes: Literal[0] = 0,
+) -> Callable[[A, Sequence[X1], Sequence[X2]], Stacked[C]]: ...
 @overload
 def vmap(  # type: ignore[overload-overlap]  # first match wins
-    fn: Callable[..., tuple[R1, R2]], in_axes: InAxes = 0, out_axes: Literal[0] = 0
-) -> Batched[tuple[list[R1], list[R2]]]: ...
+    fn: Callable[[A, X1, X2], tuple[R1, R2]],
+    in_axes: tuple[None, Literal[0], Literal[0]],
+    out_axes: Literal[0] = 0,
+) -> Callable[[A, Sequence[X1], Sequence[X2]], tuple[list[R1], list[R2]]]: ...
+@overload
+def vmap(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[A, X1, X2], tuple[R1, Mapping[K, R2]]],
+    in_axes: tuple[None, Literal[0], Literal[0]],
+    out_axes: Literal[0] = 0,
+) -> Callable[[A, Sequence[X1], Sequence[X2]], tuple[list[R1], dict[K, list[R2]]]]: ...
+@overload
+def vmap(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[A, X1, X2], tuple[R1, C]],
+    in_axes: tuple[None, Literal[0], Literal[0]],
+    out_axes: Literal[0] = 0,
+) -> Callable[[A, Sequence[X1], Sequence[X2]], tuple[list[R1], Stacked[C]]]: ...
+@overload
+def vmap(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[A, X1, X2], tuple[R1, Sequence[R2]]],
+    in_axes: tuple[None, Literal[0], Literal[0]],
+    out_axes: Literal[0] = 0,
+) -> Callable[[A, Sequence[X1], Sequence[X2]], tuple[list[R1], list[list[R2]]]]: ...
+@overload
+def vmap(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[A, X1, X2], Mapping[K, R]],
+    in_axes: tuple[None, Literal[0], Literal[0]],
+    out_axes: Literal[0] = 0,
+) -> Callable[[A, Sequence[X1], Sequence[X2]], dict[K, list[R]]]: ...
+@overload
+def vmap(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[A, X1, X2], Sequence[R]],
+    in_axes: tuple[None, Literal[0], Literal[0]],
+    out_axes: Literal[0] = 0,
+) -> Callable[[A, Sequence[X1], Sequence[X2]], list[list[R]]]: ...
+# other arguments: unchecked, the result typed by fn's output
 @overload
 def vmap(
-    fn: Callable[..., Mapping[K, R]], in_axes: InAxes = 0, out_axes: Literal[0] = 0
+    fn: Callable[P, R],
+    in_axes: InAxes = 0,
+    out_axes: Literal[0] = 0,
+) -> Batched[list[R]]: ...
+@overload
+def vmap(
+    fn: Callable[P, C],
+    in_axes: InAxes = 0,
+    out_axes: Literal[0] = 0,
+) -> Batched[Stacked[C]]: ...
+@overload
+def vmap(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[P, tuple[R1, R2]],
+    in_axes: InAxes = 0,
+    out_axes: Literal[0] = 0,
+) -> Batched[tuple[list[R1], list[R2]]]: ...
+@overload
+def vmap(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[P, tuple[R1, Mapping[K, R2]]],
+    in_axes: InAxes = 0,
+    out_axes: Literal[0] = 0,
+) -> Batched[tuple[list[R1], dict[K, list[R2]]]]: ...
+@overload
+def vmap(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[P, tuple[R1, C]],
+    in_axes: InAxes = 0,
+    out_axes: Literal[0] = 0,
+) -> Batched[tuple[list[R1], Stacked[C]]]: ...
+@overload
+def vmap(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[P, tuple[R1, Sequence[R2]]],
+    in_axes: InAxes = 0,
+    out_axes: Literal[0] = 0,
+) -> Batched[tuple[list[R1], list[list[R2]]]]: ...
+@overload
+def vmap(
+    fn: Callable[P, Mapping[K, R]],
+    in_axes: InAxes = 0,
+    out_axes: Literal[0] = 0,
 ) -> Batched[dict[K, list[R]]]: ...
 @overload
 def vmap(
-    fn: Callable[..., Sequence[R]], in_axes: InAxes = 0, out_axes: Literal[0] = 0
+    fn: Callable[P, Sequence[R]],
+    in_axes: InAxes = 0,
+    out_axes: Literal[0] = 0,
 ) -> Batched[list[list[R]]]: ...
 @overload
-def vmap(fn: Callable[..., R], in_axes: InAxes, out_axes: None) -> Batched[R]: ...
+def vmap(fn: Callable[P, T], in_axes: InAxes, out_axes: None) -> Batched[T]: ...
 @overload
 def vmap(
-    fn: Callable[..., object], in_axes: InAxes = 0, out_axes: OutAxes = 0
+    fn: Callable[P, object], in_axes: InAxes = 0, out_axes: OutAxes = 0
 ) -> Batched[object]: ...
 def vmap(
     fn: Callable[..., object], in_axes: InAxes = 0, out_axes: OutAxes = 0
