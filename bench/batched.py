@@ -35,7 +35,7 @@ Output = object  # what a step returns, as its engine gives it
 Setup = Callable[[], tuple[Callable[[], Output], Callable[[Output], w.Result]]]
 Cell = float | str
 
-W6_ENGINES = ("batched", "numpy", "jit per example", "micrograd", "torch")
+W6_ENGINES = ("batched", "batched arrays", "numpy", "jit per example", "micrograd", "torch")
 W7_ENGINES = ("vmap lists", "vmap arrays", "loop of jit(grad)")
 
 PER_EXAMPLE_JIT_MAX = 1_000
@@ -83,6 +83,20 @@ def w6_batched(params: Params, xs: list[list[float]], ys: list[float]) -> Setup:
         vg = ag.jit(ag.value_and_grad(batch_step))
         cols = columns(xs)
         return (lambda: vg(params, cols, ys)), _flat_result
+
+    return setup
+
+
+def w6_batched_arrays(params: Params, xs: list[list[float]], ys: list[float]) -> Setup:
+    """`w6_batched` with the columns passed as NumPy arrays: no per-example work per call."""
+
+    def setup() -> tuple[Callable[[], Output], Callable[[Output], w.Result]]:
+        import numpy as np
+
+        vg = ag.jit(ag.value_and_grad(batch_step))
+        cols = [np.array(c) for c in columns(xs)]
+        y = np.array(ys)
+        return (lambda: vg(params, cols, y)), _flat_result  # type: ignore[arg-type]  # arrays
 
     return setup
 
@@ -138,6 +152,7 @@ def w6_row(npts: int) -> dict[str, Setup]:
     params = init_params()
     row: dict[str, Setup] = {
         "batched": w6_batched(params, xs, ys),
+        "batched arrays": w6_batched_arrays(params, xs, ys),
         "numpy": w6_numpy(params, xs, ys),
     }
     row["jit per example"] = (
@@ -269,9 +284,16 @@ def report(
     wanted = [(name, setups, reps) for name, setups, reps in rows(quick) if keep(name)]
     tables = {
         "W6": (
-            [*W6_ENGINES, "batched/numpy", "batched/jit per example", "batched first call"],
+            [
+                *W6_ENGINES,
+                "batched/numpy",
+                "batched arrays/numpy",
+                "batched/jit per example",
+                "batched first call",
+            ],
             lambda m: [
                 ratio(m.get("batched"), m.get("numpy")),
+                ratio(m.get("batched arrays"), m.get("numpy")),
                 ratio(m.get("batched"), m.get("jit per example")),
                 fmt(m.get("batched first call")),
             ],

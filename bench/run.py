@@ -215,16 +215,19 @@ def main() -> None:
             fmt(medians.get("jit first call")),
         ]
         print(f"| {name} (median of {reps}) | " + " | ".join(cells) + " |", flush=True)
-    if only and "W3" not in only:
-        return
-    chain_steps = 2_000 if args.quick else 20_000
-    mem = memory_row(chain_steps)
-    print(
-        f"\nbytes per node while a {5 * chain_steps:,}-node graph is alive (tracemalloc): "
-        f"ours {fmt_bytes(mem.get('ours'))}, micrograd {fmt_bytes(mem.get('micrograd'))}, "
-        f"ratio {ratio(mem.get('ours'), mem.get('micrograd'))}"
-    )
-    batched.report(args.quick, check, time_interleaved, fmt, ratio)  # W6, W7: their own columns
+    if not only or "W3" in only:
+        chain_steps = 2_000 if args.quick else 20_000
+        mem = memory_row(chain_steps)
+        print(
+            f"\nbytes per node while a {5 * chain_steps:,}-node graph is alive (tracemalloc): "
+            f"ours {fmt_bytes(mem.get('ours'))}, micrograd {fmt_bytes(mem.get('micrograd'))}, "
+            f"ratio {ratio(mem.get('ours'), mem.get('micrograd'))}"
+        )
+
+    def keep(name: str) -> bool:
+        return not only or name.split()[0] in only
+
+    batched.report(args.quick, check, time_interleaved, fmt, ratio, keep)  # W6, W7: own columns
 
 
 def fmt_bytes(cell: Cell | None) -> str:
