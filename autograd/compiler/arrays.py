@@ -104,6 +104,8 @@ def _batch_sums(xs: tuple[Value, ...], size: int) -> list[float]:
     """`_batch_sum` of each of ``xs`` (one value per example, or one for all), at once."""
     if size == 1:
         return [float(x[0]) if isinstance(x, np.ndarray) else float(x) for x in xs]
+    if size <= _STACKED and all(isinstance(x, np.ndarray) for x in xs):
+        return _tree_sums(np.stack(xs))  # small batches: one copy beats a call per row
     n, half = size, size // 2
     a = np.empty((len(xs), half + n % 2))  # the first level, row by row: no copy of the batch
     for i, x in enumerate(xs):
@@ -115,10 +117,19 @@ def _batch_sums(xs: tuple[Value, ...], size: int) -> list[float]:
             a[i, :half] = x + x
             if n % 2:
                 a[i, half] = x
+    return _tree_sums(a)
+
+
+_STACKED = 4096
+"""Batches up to this size are summed from one stacked copy; larger ones row by row."""
+
+
+def _tree_sums(a: Value) -> list[float]:
+    """Each row of ``a`` summed in `autograd.sum`'s balanced order."""
     while a.shape[1] > 1:
         n = a.shape[1]
         half = n // 2
-        paired = np.empty((len(xs), half + n % 2))
+        paired = np.empty((a.shape[0], half + n % 2))
         np.add(a[:, 0 : n - 1 : 2], a[:, 1:n:2], out=paired[:, :half])
         if n % 2:  # the last one is carried up a level, as `autograd.sum` does
             paired[:, half] = a[:, n - 1]
