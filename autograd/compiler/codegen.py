@@ -263,16 +263,7 @@ class Program:
             )
             self.reductions.add(totals)
             for i, x in enumerate(keys):
-                total = f"g{len(self.stmts)}"
-                self.emit(total, f"{totals}[{i}]", (totals,))
-                self.reductions.add(total)
-                prev = cot.get(x)
-                if prev is None:
-                    cot[x] = total
-                else:
-                    target = f"g{len(self.stmts)}"
-                    self.emit(target, f"{prev} + {total}", (prev, total))
-                    cot[x] = target
+                self._add_sum(x, f"{totals}[{i}]", (totals,), cot)
 
     def _sum_over_batches(self, x: Node, cot: dict[Node, str]) -> None:
         """Add to ``x``'s cotangent the per-example ones from each batch, summed over it.
@@ -285,16 +276,20 @@ class Program:
             per_example = self.vcot.pop((x, b), None)
             if per_example is None:
                 continue
-            total = f"g{len(self.stmts)}"
-            self.emit(total, f"batch_sum({per_example}, {size})", (per_example,))
-            self.reductions.add(total)
-            prev = cot.get(x)
-            if prev is None:
-                cot[x] = total
-            else:
-                target = f"g{len(self.stmts)}"
-                self.emit(target, f"{prev} + {total}", (prev, total))
-                cot[x] = target
+            self._add_sum(x, f"batch_sum({per_example}, {size})", (per_example,), cot)
+
+    def _add_sum(self, x: Node, expr: str, uses: tuple[str, ...], cot: dict[Node, str]) -> None:
+        """Add a sum over a batch (one number: a reduction) to the rest of ``x``'s cotangent."""
+        total = f"g{len(self.stmts)}"
+        self.emit(total, expr, uses)
+        self.reductions.add(total)
+        prev = cot.get(x)
+        if prev is None:
+            cot[x] = total
+        else:
+            target = f"g{len(self.stmts)}"
+            self.emit(target, f"{prev} + {total}", (prev, total))
+            cot[x] = target
 
     def _vjp(
         self, node: Node, ins: tuple[Node, ...], cot: dict[Node, str], needs: set[Node]
