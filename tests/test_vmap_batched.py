@@ -18,7 +18,7 @@ from typing import cast
 import compose_fuzz
 import pytest
 from compose_fuzz import SKIPPED, Case, bits, cases
-from hypothesis import given, reject
+from hypothesis import assume, given, reject
 from hypothesis import strategies as st
 
 import autograd as ag
@@ -308,6 +308,10 @@ def test_the_gradient_of_a_batch_mean_is_the_per_example_vjps_summed_in_tree_ord
     def batch_mean(q: Scalar) -> Scalar:
         return ag.mean(ag.vmap(f, in_axes=(None, 0))(q, xs))
 
+    # A node computed from ``q`` alone that a batch node reads gets its cotangent summed over
+    # the batch before its own rule runs, so its share reaches ``q`` in another order than
+    # per-example vjps give: the deterministic test below checks that case exactly.
+    assume(not shared_intermediate(f, p, xs[0]))
     try:
         want_value = ag.value_and_grad(batch_mean)(p)[0]
         per_example = [ag.vjp(lambda q, x=x: f(q, x), p)[1](1.0 / len(xs))[0] for x in xs]
@@ -321,6 +325,42 @@ def test_the_gradient_of_a_batch_mean_is_the_per_example_vjps_summed_in_tree_ord
     else:  # the same output for every example: one node in every place of the list
         shared = ag.grad(lambda q: ag.mean([f(q, xs[0])] * len(xs)))(p)
         assert bits(g) == bits(shared)
+
+
+def shared_intermediate(f: Callable[[Scalar, Scalar], Scalar], p: float, x: float) -> bool:
+    """Whether ``f``'s graph has a node, not ``q`` itself, that depends on ``q`` and not ``x``."""
+    q, v = ag.Leaf(p), ag.Leaf(x)
+    out = f(q, v)
+    if isinstance(out, float | int):
+        return False
+    on_q: set[object] = {q}
+    on_x: set[object] = {v}
+    for node, ins in toposort(out):
+        if any(i in on_q for i in ins):
+            on_q.add(node)
+        if any(i in on_x for i in ins):
+            on_x.add(node)
+    return any(n is not q and n not in on_x for n in on_q)
+
+
+def test_a_shared_intermediate_sums_its_cotangent_over_the_batch_first() -> None:
+    """``(q*q)*x + q``: ``q*q`` is one number for every example; its cotangent is summed over
+    the batch, then its rule runs once; the per-example ones of ``q`` are summed last."""
+    xs = [0.3, -1.7, 2.9, 0.11, -0.6]
+    q = 0.77
+
+    def batch_mean(q: Scalar) -> Scalar:
+        return ag.mean(ag.vmap(lambda q, x: (q * q) * x + q, in_axes=(None, 0))(q, xs))
+
+    g = 1.0 / len(xs)
+    s = tree_sum([g * x for x in xs])
+    want = (s * q + s * q) + tree_sum([g] * len(xs))
+    value, got = ag.jit(ag.value_and_grad(batch_mean))(q)
+    assert bits(value) == bits(ag.value_and_grad(batch_mean)(q)[0])
+    if arrays.HAVE_NUMPY:
+        assert bits(got) == bits(want)
+    else:  # the loop: eager's order
+        assert bits(got) == bits(ag.value_and_grad(batch_mean)(q)[1])
 
 
 def varies(f: Callable[[Scalar, Scalar], Scalar], p: float, x: float) -> bool:
