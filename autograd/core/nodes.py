@@ -103,6 +103,20 @@ def produced_nan(node: _Arith) -> None:
 # --- the nodes ---
 
 
+@final
+class CompareDotValue:
+    """What mypy names when a node is ordered like a number.
+
+    ``node < 1`` is the type error ``"CompareDotValue" not callable``; at run
+    time it raises `TypeError`.
+
+    Compare ``node.value``; under a transform use `autograd.where` and the ops'
+    own rules (`relu`, `abs`, `maximum`) instead of branching on a node.
+    """
+
+    __slots__ = ()
+
+
 class _Arith:
     """Operator sugar shared by every node class; holds no data."""
 
@@ -170,7 +184,16 @@ class _Arith:
         # pickle's default recursion goes one C frame set per node: walk the graph instead
         return _pickling.reduce_node(self, protocol, _inputs)
 
-    if not TYPE_CHECKING:  # hidden from mypy, so `node < 1` and `float(node)` stay type errors
+    if TYPE_CHECKING:
+        # Declared as a non-callable attribute, `node < 1` is one type error on the whole
+        # union (`"CompareDotValue" not callable`), where a missing method gave one per node
+        # class. A float on the left (`1 < node`) still gets one per class: mypy reports a
+        # reflected operator for each member of a union.
+        __lt__: ClassVar[CompareDotValue]
+        __le__: ClassVar[CompareDotValue]
+        __gt__: ClassVar[CompareDotValue]
+        __ge__: ClassVar[CompareDotValue]
+    else:  # at run time they raise; hidden from mypy, so `float(node)` stays a type error
 
         def _refuse(self, *_: object) -> bool:
             raise TypeError(
