@@ -12,6 +12,8 @@ a container that contains itself is refused with its path, not followed.
 from __future__ import annotations
 
 import enum
+import functools
+import operator
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeAlias
@@ -297,6 +299,27 @@ def _frame(x: object, root: str, path: Path, strict: bool) -> _Frame | None:
         items = [(f.name, getattr(x, f.name)) for f in fields]
         return _Frame(x, Kind.ATTRS, items, tuple(f.alias for f in fields), (t,))
     return None
+
+
+def builder(tree: TreeDef) -> Callable[[Sequence[object]], object]:
+    """`unflatten` for the one shape ``tree``, its checks done once (a jitted call's cost).
+
+    The leaves must be exactly ``tree.num_leaves``: the caller guarantees it.
+
+    >>> builder(flatten({"a": 1.0, "b": 2.0})[1])([3.0, 4.0])
+    {'a': 3.0, 'b': 4.0}
+    """
+    kind = tree.kind
+    if kind is Kind.LEAF:
+        return operator.itemgetter(0)
+    if tree.flat and kind is Kind.LIST:
+        return list
+    if tree.flat and kind is Kind.TUPLE:
+        return tuple
+    if tree.flat and kind is Kind.DICT and tree.meta[0] is dict:
+        keys = tree.keys
+        return lambda leaves: dict(zip(keys, leaves))  # noqa: B905  # lengths as the shape's
+    return functools.partial(unflatten, tree)
 
 
 def unflatten(tree: TreeDef, leaves: Sequence[object]) -> object:

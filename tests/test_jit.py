@@ -44,6 +44,8 @@ BINARY: list[Callable[[Scalar, Scalar], Scalar]] = [
     lambda a, b: a**b,
 ]
 CONST_EXPONENTS = [0.0, 1.0, 2.0, 3.0, 0.5, -0.5, -1.0, -2.0, 1.5]
+# constants a compiled program writes as literals (or, not finite, as globals): every kind
+CONSTANTS = [-0.0, 0.5, math.inf, 2.0, -math.inf, math.nan, 5e-324, -1.7976931348623157e308, 0.1]
 
 instruction = st.one_of(
     st.tuples(st.just("u"), st.integers(0, len(UNARY) - 1), st.integers(0, 99)),
@@ -51,7 +53,7 @@ instruction = st.one_of(
         st.just("b"), st.integers(0, len(BINARY) - 1), st.integers(0, 99), st.integers(0, 99)
     ),
     st.tuples(st.just("p"), st.sampled_from(CONST_EXPONENTS), st.integers(0, 99)),
-    st.tuples(st.just("c"), st.sampled_from([-0.0, 0.5, math.inf, 2.0]), st.integers(0, 99)),
+    st.tuples(st.just("c"), st.sampled_from(CONSTANTS), st.integers(0, 99)),
     st.tuples(st.just("s"), st.integers(0, 99)),
 )
 programs = st.lists(instruction, min_size=1, max_size=12)

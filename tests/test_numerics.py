@@ -244,6 +244,16 @@ def test_pow_with_constant_exponent_follows_pytorch_scalar_path(
     assert same((Leaf(x) ** y).value, scalar_path)
 
 
+@given(st.floats(allow_nan=False, width=64))
+def test_pow_scalar_path_of_exponent_one_is_c_pow_bit_for_bit(x: float) -> None:
+    # `pow_scalar_float` returns x for c == 1 (as torch copies the base) and jit inlines it:
+    # the claim is that C's pow(x, 1) gives the same bits, so no value changed
+    from autograd.core.floats import pow_float, pow_scalar_float
+
+    assert same(pow_scalar_float(x, 1.0), pow_float(x, 1.0))
+    assert same(pow_scalar_float(x, 1.0), x)
+
+
 def test_pow_examples_from_the_contract() -> None:
     assert (Leaf(-2.0) ** 2.0).value == 4.0
     assert (Leaf(0.0) ** 0.0).value == 1.0

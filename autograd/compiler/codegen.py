@@ -24,7 +24,7 @@ import attrs
 
 from autograd.core.batching import is_batch_sum
 from autograd.core.nodes import COMPARE_SYMBOLS, PLAIN, Const, Leaf, Node, Op, eager_kind, parents
-from autograd.core.sym import HELPERS, Sym, infix, sym
+from autograd.core.sym import HELPERS, Sym, infix, literal, sym
 from autograd.walks import toposort
 
 CHUNK = 20_000
@@ -348,10 +348,21 @@ class Program:
         namespace_extra: dict[str, object] = {}
         if self.batch is not None:
             namespace_extra = self._rewrite(self.batch)
-        slots: dict[str, int] = {}  # the list R: inputs, constants, then names crossing chunks
-        for name in (*self.input_names, *(f"k{i}" for i in range(len(self.const_values)))):
-            slots[name] = len(slots)
         chunks = [self.stmts[i : i + CHUNK] for i in range(0, len(self.stmts), CHUNK)] or [[]]
+        const_names = [f"k{i}" for i in range(len(self.const_values))]
+        # A lone chunk writes its constants into its source, and R is the inputs list itself:
+        # no list is built per call. Chunks that share values keep the constants in R.
+        literals: dict[str, str] = {}
+        if len(chunks) == 1:
+            for k, v in zip(const_names, self.const_values, strict=True):
+                if math.isfinite(v):
+                    literals[k] = literal(v)  # repr round-trips; CPython folds `-0.0`'s sign in
+                else:  # a global of the chunk: the very object, NaN payload and sign included
+                    literals[k] = k
+                    namespace_extra[k] = v
+        slots: dict[str, int] = {}  # the list R: inputs, constants, then names crossing chunks
+        for name in (*self.input_names, *(k for k in const_names if k not in literals)):
+            slots[name] = len(slots)
         home = {t: ci for ci, chunk in enumerate(chunks) for t, _, _ in chunk}
         loads = [_loads(chunk, names if len(chunks) == 1 else ()) for chunk in chunks]
         stores: list[dict[str, None]] = [{} for _ in chunks]
@@ -368,7 +379,7 @@ class Program:
         self.sources.clear()
         for ci, chunk in enumerate(chunks):
             returns = names if len(chunks) == 1 else None
-            src = _chunk_source(ci, chunk, loads[ci], list(stores[ci]), returns, slots)
+            src = _chunk_source(ci, chunk, loads[ci], list(stores[ci]), returns, slots, literals)
             self.sources.append(src)
             namespace = {
                 **HELPERS,
@@ -377,10 +388,9 @@ class Program:
             exec(compile(src, "<autograd.jit>", "exec"), namespace)
             # popped: left in its own globals, a function makes a cycle only the collector frees
             fns.append(cast(_Chunk, namespace.pop(f"chunk{ci}")))
-        consts = list(self.const_values)
         if len(chunks) == 1:
-            return _run_one(fns[0], consts)
-        return _run_chunks(fns, consts, len(slots), [slots[o] for o in names])
+            return fns[0]  # reads R only: the caller's fresh list of inputs is R
+        return _run_chunks(fns, list(self.const_values), len(slots), [slots[o] for o in names])
 
     def _rewrite(self, batch: Dialect) -> dict[str, object]:
         """Rewrite the statements that read a varying input to the batch dialect."""
@@ -414,11 +424,15 @@ def _chunk_source(
     stores: list[str],
     returns: Sequence[str] | None,
     slots: dict[str, int],
+    literals: dict[str, str],
 ) -> str:
-    """``def chunk{ci}(R)``: load from R, run the statements, store to R; a lone chunk returns."""
+    """``def chunk{ci}(R)``: load from R, run the statements, store to R; a lone chunk returns.
+
+    A constant in ``literals`` is loaded from its literal instead of from R.
+    """
     reg = _registers(chunk, loads, [*stores, *(returns or ())])
     rename = functools.partial(_rename, reg)
-    body = [f"    {reg[u]} = R[{slots[u]}]" for u in loads]
+    body = [f"    {reg[u]} = {literals[u] if u in literals else f'R[{slots[u]}]'}" for u in loads]
     body += [f"    {reg[t]} = {_NAME.sub(rename, e)}" for t, e, _ in chunk]
     body += [f"    R[{slots[s]}] = {reg[s]}" for s in stores]
     if returns is not None:
@@ -461,15 +475,6 @@ def _registers(chunk: list[Stmt], loads: list[str], live_out: list[str]) -> dict
 
 _Chunk = Callable[[list[object]], tuple[float, ...]]
 """A generated function: reads and writes the list ``R``; a lone chunk returns the outputs."""
-
-
-def _run_one(fn: _Chunk, consts: list[float]) -> Callable[[list[float]], tuple[float, ...]]:
-    base: list[object] = [*consts]
-
-    def run(inputs: list[float]) -> tuple[float, ...]:
-        return fn([*inputs, *base])
-
-    return run
 
 
 def _run_chunks(

@@ -43,7 +43,7 @@ from autograd.core.batching import hook as batch_hook
 from autograd.core.context import TraceState, debug_sites, nesting, trace_state
 from autograd.core.floats import int_to_float
 from autograd.core.nodes import Leaf, Node, _Arith
-from autograd.pytree import TreeDef, flatten, flatten_any, unflatten
+from autograd.pytree import Kind, TreeDef, builder, flatten, flatten_any, unflatten
 from autograd.transforms.arguments import Arguments, result_leaves
 from autograd.transforms.batch import LEAF_AXES, Batch, is_float_array
 from autograd.transforms.grad import scalar_output, transform_of
@@ -107,6 +107,8 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
     cache = _Cache()
     mapped = vmap_of(fn)
     batched = mapped is not None and HAVE_NUMPY and not spec.argnums
+    no_static = not spec.argnums  # then `spec.resolve` is always the empty set
+    entries = cache.entries
 
     @functools.wraps(fn)
     def jitted(*args: P.args, **kwargs: P.kwargs) -> T:
@@ -116,14 +118,28 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
             out = _batched_call(cast(Mapped, mapped), args, cache)
             if out is not _NOT_BATCHED:
                 return cast(T, out)
-        static = spec.resolve(len(args))
+        static = _NO_STATIC if no_static else spec.resolve(len(args))
         try:
-            key, flat = _key(args, static, kwargs, fn, vg)
-        except _HoldsNode:  # an outer graph among the arguments: eager, and never cached
+            if no_static and not kwargs:  # `_key`'s common case, inline: a call's fixed cost
+                flat: list[float] = []
+                key: object = (tuple(map(_shape, args, repeat(flat))), ())
+            else:
+                key, flat = _key(args, static, kwargs, fn, vg)
+        except _Slow:
+            try:
+                key, flat = _key(args, static, kwargs, fn, vg)
+            except _HoldsNode:  # an outer graph among the arguments: eager, never cached
+                return fn(*args, **kwargs)
+        except _HoldsNode:
             return fn(*args, **kwargs)
         if debug_sites.get() is not None:  # inside debug_nans(): every op checked
             return cast(T, _checked_call(fn, vg, args, static, kwargs))
-        entry = cache.get(key)
+        entry = entries.get(key)  # `cache.get`, inline
+        if entry is not None and len(entries) > 1:
+            try:  # noqa: SIM105  # as in `_Cache.get`
+                entries.move_to_end(key)
+            except KeyError:
+                pass
         if entry is None:
             entry = _trace(fn, vg, args, static, kwargs)
             cache.put(key, entry)
@@ -230,6 +246,9 @@ class _StaticArgnums:
 
 
 # ---- the cache key ----------------------------------------------------------
+
+
+_NO_STATIC: frozenset[int] = frozenset()
 
 
 class _Slow(Exception):
@@ -875,17 +894,11 @@ def _compile_grad(
     computed = root is not None  # the closure below must not keep the trace's root alive
     const_value = float(out) if not isinstance(out, _Arith) else 0.0
 
-    tree = trees[nums[0]]
-    simple = vg.single and computed and not vg.has_aux
     pair = vg.name == "value_and_grad"
+    if vg.single and computed and not vg.has_aux:  # one gradient, no aux: the common case
+        return _Entry(run, _finish_one(trees[nums[0]], pair))
 
     def finish(flat_out: tuple[float, ...], lift: Callable[[object], object] = _same) -> object:
-        if simple:  # one gradient, no aux: the common case in one step
-            return (
-                (flat_out[0], unflatten(tree, flat_out[1:]))
-                if pair
-                else unflatten(tree, flat_out[1:])
-            )
         it = iter(flat_out)
         v = next(it) if computed else lift(const_value)
         gtrees = [unflatten(trees[i], [next(it) for _ in range(trees[i].num_leaves)]) for i in nums]
@@ -896,6 +909,16 @@ def _compile_grad(
         return (v, g) if vg.name == "value_and_grad" else g
 
     return _Entry(run, finish)
+
+
+def _finish_one(tree: TreeDef, pair: bool) -> Callable[..., object]:
+    """`finish` of a `grad` or `value_and_grad` of one argument: the value, then its leaves."""
+    if pair and tree.kind is Kind.LEAF:  # the program's (value, gradient) is the result
+        return lambda flat_out, lift=_same: flat_out
+    rebuild = builder(tree)
+    if pair:
+        return lambda flat_out, lift=_same: (flat_out[0], rebuild(flat_out[1:]))
+    return lambda flat_out, lift=_same: rebuild(flat_out[1:])
 
 
 def _differentiated(

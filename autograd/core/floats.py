@@ -68,6 +68,8 @@ def pow_scalar_float(x: float, c: float) -> float:
         return x * x
     if c == 3.0:
         return x * x * x
+    if c == 1.0:  # what C's pow gives too, bit for bit; PyTorch copies the base
+        return x
     if c == 0.5:
         return sqrt_float(x)
     if c == -1.0:

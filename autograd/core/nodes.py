@@ -734,11 +734,27 @@ def power(x: Sym, c: Sym | float) -> Sym: ...
 def power(x: float, c: Sym) -> Sym: ...
 def power(x: Scalar | Sym, c: Scalar | Sym) -> Scalar | Sym:
     """``x ** c`` for a constant ``c`` inside a rule: floats give the `Pow` node's value."""
-    if isinstance(x, Sym) or isinstance(c, Sym):
-        return call(pow_scalar_float, _no_node(x), _no_node(c))
+    if isinstance(x, Sym):
+        return pow_scalar_source(x, _no_node(c))
+    if isinstance(c, Sym):
+        return call(pow_scalar_float, _no_node(x), c)
     if isinstance(c, _Arith):  # a traced number of the eager call: its Pow is a constant's
         return _pow(_lift_scalar(x), c)
     return _pow(x, _const(c)) if isinstance(x, _Arith) else pow_scalar_float(x, c)
+
+
+def pow_scalar_source(x: Sym, c: Sym | float) -> Sym:
+    """`pow_scalar_float` as generated code, its commonest cases inlined.
+
+    ``c == 2`` is ``x * x`` and ``c == 1`` is ``x``: the very operations
+    `pow_scalar_float` does for them, so the same bits, without a call.
+    """
+    k = c.value if isinstance(c, Sym) else c
+    if k == 2.0:
+        return infix(x, "*", x)
+    if k == 1.0:
+        return x
+    return call(pow_scalar_float, x, c)
 
 
 @overload
@@ -1021,9 +1037,7 @@ class Pow(Op):
     def forward_source(self, xs: Sequence[Sym]) -> Sym:
         if type(self.y) is not Const:
             return call(pow_float, *xs)
-        if self.y.value == 2.0:  # pow_scalar_float's first case, inlined: the commonest power
-            return infix(xs[0], "*", xs[0])
-        return call(pow_scalar_float, *xs)
+        return pow_scalar_source(xs[0], xs[1])
 
     def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
         x, y = p(self.x), p(self.y)
