@@ -821,10 +821,12 @@ def _mp_exact2(name: str, x: float, y: float) -> tuple[float, ...]:
         a, b = mpmath.mpf(x), mpmath.mpf(y)
         if name == "arctan2":
             d = a * a + b * b
+            # mpmath has no signed zero: on the cut (x = +-0, y < 0) IEEE's angle is +-pi
+            angle = math.copysign(abs(float(mpmath.atan2(a, b))), x)
             return tuple(
                 float(v)
                 for v in (
-                    mpmath.atan2(a, b),
+                    angle,
                     b / d,
                     -a / d,
                     -2 * a * b / d**2,
