@@ -306,7 +306,7 @@ def builder(tree: TreeDef) -> Callable[[Sequence[object]], object]:
 
     The leaves must be exactly ``tree.num_leaves``: the caller guarantees it.
 
-    >>> builder(flatten({"a": 1.0, "b": 2.0})[1])([3.0, 4.0])
+    >>> builder(flatten({"a": 1.0, "b": 2.0}, "p")[1])([3.0, 4.0])
     {'a': 3.0, 'b': 4.0}
     """
     kind = tree.kind

@@ -485,6 +485,26 @@ def test_arrays_passed_to_a_jitted_batch_mean_are_columns_as_they_are() -> None:
 
 
 @needs_numpy
+def test_debug_nans_names_the_op_of_one_example_given_as_an_array() -> None:
+    import numpy as np  # NumPy is optional: only with it
+
+    def step(w: Scalar, xs: Sequence[float], ys: Sequence[float]) -> Scalar:
+        r = ag.vmap(lambda w, x, y: (ag.log(w * x) - y) ** 2, in_axes=(None, 0, 0))(w, xs, ys)
+        return ag.mean(r)
+
+    f = ag.jit(ag.value_and_grad(step))
+    ys = np.array([0.0, 1.0, 2.0])
+    bad = np.array([1.0, 2.0, -3.0])  # log of -1.5 in the third example
+    assert all(math.isnan(v) for v in f(0.5, bad, ys))  # type: ignore[arg-type]  # arrays
+    with ag.debug_nans(), pytest.raises(FloatingPointError, match=r"Log produced nan.*-1\.5"):
+        f(0.5, bad, ys)  # type: ignore[arg-type]  # arrays
+    good = np.array([1.0, 2.0, 3.0])
+    with ag.debug_nans():
+        checked = f(0.5, good, ys)  # type: ignore[arg-type]  # arrays
+    assert bits(checked) == bits(ag.value_and_grad(step)(0.5, good.tolist(), ys.tolist()))
+
+
+@needs_numpy
 def test_an_array_argument_used_outside_vmap_makes_jit_loop() -> None:
     import numpy as np  # NumPy is optional: only with it
 

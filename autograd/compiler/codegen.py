@@ -389,7 +389,8 @@ class Program:
             # popped: left in its own globals, a function makes a cycle only the collector frees
             fns.append(cast(_Chunk, namespace.pop(f"chunk{ci}")))
         if len(chunks) == 1:
-            return fns[0]  # reads R only: the caller's fresh list of inputs is R
+            # reads R only: the caller's fresh list of inputs is R (a list of floats is one)
+            return cast(Callable[[list[float]], tuple[float, ...]], fns[0])
         return _run_chunks(fns, list(self.const_values), len(slots), [slots[o] for o in names])
 
     def _rewrite(self, batch: Dialect) -> dict[str, object]:
