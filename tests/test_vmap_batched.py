@@ -13,8 +13,9 @@ import math
 import random
 import struct
 from collections.abc import Callable, Sequence
-from typing import cast
+from typing import NamedTuple, cast
 
+import attrs
 import compose_fuzz
 import pytest
 from compose_fuzz import SKIPPED, Case, bits, cases
@@ -482,6 +483,54 @@ def test_arrays_passed_to_a_jitted_batch_mean_are_columns_as_they_are() -> None:
         ]
         assert bits(value) == bits(want_value)
         assert bits(g) == bits(tree_sum([cast(float, v) for v in per_example]))
+
+
+class Batch(NamedTuple):
+    xs: Sequence[float]
+    ys: Sequence[float]
+
+
+@attrs.frozen
+class FrozenBatch:
+    xs: Sequence[float]
+    ys: Sequence[float]
+
+
+def batch_loss(w: Scalar, b: Batch | FrozenBatch) -> Scalar:
+    r = ag.vmap(lambda w, x, y: (ag.tanh(w * x) - y) ** 2, in_axes=(None, 0, 0))(w, b.xs, b.ys)
+    return ag.mean(r)
+
+
+@needs_numpy
+@pytest.mark.parametrize("container", [Batch, FrozenBatch])
+def test_arrays_inside_a_namedtuple_or_attrs_argument_run_as_columns(
+    container: type[Batch] | type[FrozenBatch],
+) -> None:
+    import numpy as np  # NumPy is optional: only with it
+
+    f = ag.jit(ag.value_and_grad(batch_loss))
+    rng = random.Random(11)
+    for n in (4, 4, 7):  # a second call of a length runs the compiled program
+        xs = [rng.uniform(-2, 2) for _ in range(n)]
+        ys = [rng.uniform(-1, 1) for _ in range(n)]
+        with arrays.exact():
+            got = f(0.7, container(np.array(xs), np.array(ys)))  # type: ignore[arg-type]  # arrays
+            want = ag.jit(ag.value_and_grad(batch_loss))(0.7, container(xs, ys))
+        assert bits(got) == bits(want)
+    entries = list(jit_module._caches[f].entries.values())
+    assert len(entries) == 2  # keyed by the arrays' lengths
+    assert all(e.batched and not e.expand for e in entries)  # the arrays reach NumPy whole
+
+
+@needs_numpy
+def test_a_bad_leaf_beside_arrays_is_named_by_its_path() -> None:
+    import numpy as np  # NumPy is optional: only with it
+
+    f = ag.jit(ag.value_and_grad(batch_loss))
+    with pytest.raises(TypeError, match=r"b\.ys\[1\] is a str"):
+        f(0.7, Batch(np.array([1.0, 2.0]), [1.0, "2"]))  # type: ignore[arg-type, list-item]  # arrays; the error
+    with pytest.raises(TypeError, match=r"b\.xs is a ndarray"):  # not 1-d float64: refused
+        f(0.7, Batch(np.ones((2, 2)), np.array([1.0, 2.0])))  # type: ignore[arg-type]  # arrays
 
 
 @needs_numpy

@@ -349,15 +349,11 @@ def _expand(flat: list[float]) -> list[float]:
 
 
 def _lists(x: object) -> object:
-    """``x`` with each array (in lists, tuples and dicts) as a list of floats, for tracing."""
-    if is_float_array(x):
-        return x.tolist()  # type: ignore[attr-defined]  # an array
-    t = type(x)
-    if t is list or t is tuple:
-        return t([_lists(v) for v in cast("Sequence[object]", x)])
-    if t is dict:
-        return {k: _lists(v) for k, v in cast("dict[object, object]", x).items()}
-    return x
+    """``x`` with each array (in any container) as a list of floats, for tracing."""
+    leaves, tree = flatten_any(x)
+    if not any(map(is_float_array, leaves)):
+        return x
+    return unflatten(tree, [v.tolist() if is_float_array(v) else v for v in leaves])  # type: ignore[attr-defined]  # an array
 
 
 def _slow_shape(
@@ -376,8 +372,9 @@ def _slow_shape(
         leaves, tree = _flatten_arg(a, i, fn, vg)
         if any(isinstance(x, _Arith) for x in leaves):
             raise _HoldsNode
-        flat.extend(leaves)  # type: ignore[arg-type]  # floats: nodes were ruled out
-        shape.append((tree, _tree_keys(tree)))
+        flat.extend(leaves)  # type: ignore[arg-type]  # floats and arrays: nodes ruled out
+        lengths = tuple(len(x) for x in leaves if type(x) is not float)  # type: ignore[arg-type]  # arrays
+        shape.append((tree, _tree_keys(tree), lengths))
     return tuple(shape), flat
 
 
@@ -557,15 +554,39 @@ def _batched_call(mapped: Mapped, args: tuple[object, ...], cache: _Cache) -> ob
 def _flatten_arg(
     a: object, i: int, fn: Callable[..., object], vg: Arguments | None
 ) -> tuple[list[object], TreeDef]:
+    """The leaves of traced argument ``i`` and its shape; a 1-d float64 array is one leaf.
+
+    An array is a batch for a `vmap` inside (as `_shape` keeps it); every
+    other leaf is checked as `flatten` checks it, with its path in errors.
+    """
     root = vg.root(i) if vg is not None else f"args[{i}]"
     try:
-        leaves, tree = flatten(a, root)
+        try:
+            leaves, tree = flatten(a, root)
+        except TypeError:
+            found = _with_arrays(a, root)
+            if found is None:
+                raise
+            return found
     except TypeError as e:
         raise TypeError(
             f"jit({_name(fn)}): {e}; "
             f"mark argument {i} static (static_argnums=({i},)) if it is not data"
         ) from None
     return list(leaves), tree
+
+
+def _with_arrays(a: object, root: str) -> tuple[list[object], TreeDef] | None:
+    """`flatten` of ``a`` with each 1-d float64 array a leaf; None if ``a`` holds none."""
+    if not HAVE_NUMPY:
+        return None
+    anything, tree = flatten_any(a, root)
+    if not any(map(is_float_array, anything)):
+        return None
+    # the other leaves checked by `flatten` itself: each array swapped for an empty list
+    rest, _ = flatten(unflatten(tree, [[] if is_float_array(x) else x for x in anything]), root)
+    it = iter(rest)
+    return [x if is_float_array(x) else next(it) for x in anything], tree
 
 
 class _Entry:
@@ -689,7 +710,10 @@ def _array_spans(
     try:
         _, flat = _fast_shape(args, static, fn)
     except _Slow:
-        return []
+        try:
+            _, flat = _slow_shape(args, static, fn, None)
+        except _HoldsNode:
+            return []
     spans, at = [], 0
     for x in flat:
         n = 1 if type(x) is float else len(x)  # type: ignore[arg-type]  # an array
