@@ -534,6 +534,31 @@ def test_a_bad_leaf_beside_arrays_is_named_by_its_path() -> None:
 
 
 @needs_numpy
+def test_a_result_array_is_never_the_argument_array_nor_another_result() -> None:
+    import numpy as np  # NumPy is optional: only with it
+
+    def identity(x: float) -> float:
+        return x
+
+    def twice(x: float) -> tuple[float, float]:
+        return x, +x
+
+    def inside(xs: Sequence[float]) -> tuple[list[float], list[float]]:
+        return ag.vmap(identity)(xs), ag.vmap(identity)(xs)
+
+    a = np.array([1.0, -0.0, 3.0])
+    results: list[object] = []
+    for _ in range(2):  # the trace's call and the compiled program's
+        results.append(ag.jit(ag.vmap(identity))(a))  # type: ignore[arg-type]  # an array
+        results.extend(ag.jit(ag.vmap(twice))(a))  # a tuple result: the loose form takes an array
+        results.extend(ag.jit(inside)(a))  # type: ignore[arg-type]  # an array
+    arrays_out = [cast("np.ndarray[tuple[int], np.dtype[np.float64]]", r) for r in results]
+    assert all(bits(r.tolist()) == bits(a.tolist()) for r in arrays_out)
+    assert not any(np.shares_memory(r, a) for r in arrays_out)  # writing into one is safe
+    assert len({id(r) for r in arrays_out}) == len(arrays_out)
+
+
+@needs_numpy
 def test_debug_nans_names_the_op_of_one_example_given_as_an_array() -> None:
     import numpy as np  # NumPy is optional: only with it
 

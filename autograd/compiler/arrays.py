@@ -144,6 +144,8 @@ def _pow_scalar(x: Value, c: Value) -> Value:
             return x * x
         if c == 3.0:
             return x * x * x
+        if c == 1.0:
+            return x
         if c == 0.5:
             return np.sqrt(x)
         if c == -1.0:
@@ -156,6 +158,7 @@ def _pow_scalar(x: Value, c: Value) -> Value:
     cases = [
         (c == 2.0, x * x),
         (c == 3.0, x * x * x),
+        (c == 1.0, x),
         (c == 0.5, np.sqrt(x)),
         (c == -1.0, np.divide(1.0, x)),
         (c == -2.0, np.divide(1.0, x * x)),

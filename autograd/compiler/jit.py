@@ -541,7 +541,10 @@ def _batched_call(mapped: Mapped, args: tuple[object, ...], cache: _Cache) -> ob
         except GuardFailed:  # traced on another example's choice, or examples disagree
             continue
         try:
-            batches = cast("tuple[float, ...]", tuple(as_batch(v, size, arrays) for v in out))
+            seen = _array_ids(inputs)
+            batches = cast(
+                "tuple[float, ...]", tuple(as_batch(_owned(v, seen), size, arrays) for v in out)
+            )
             return entry.finish(batches, lift)  # finish only places them in the result's tree
         except _NotNumber:
             break
@@ -796,11 +799,32 @@ def _as_lists(
 
     def lists(inputs: list[float]) -> tuple[float, ...]:
         out = list(run(inputs))
+        seen = _array_ids(inputs)
         for i, n, a in batched:
-            out[i] = as_batch(out[i], n, a)  # type: ignore[call-overload]  # a batch
+            out[i] = as_batch(_owned(out[i], seen), n, a)  # type: ignore[call-overload]  # a batch
         return tuple(out)
 
     return lists
+
+
+def _array_ids(values: Sequence[object]) -> set[int]:
+    """The ids of the arrays among ``values`` (the rest are floats)."""
+    return {id(x) for x in values if type(x) is not float}
+
+
+def _owned(v: object, seen: set[int]) -> object:
+    """``v``, copied if it is an argument's array or an output already returned.
+
+    Generated code passes an identity on as the same object (``lambda x: x``),
+    and a caller may write into a result: it must not write into its argument.
+    Records ``v``'s id in ``seen``.
+    """
+    if type(v) is float:  # immutable: shared freely
+        return v
+    if id(v) in seen:
+        v = v.copy()  # type: ignore[attr-defined]  # an array (or a NumPy scalar)
+    seen.add(id(v))
+    return v
 
 
 def _gather(positions: list[int]) -> Callable[[list[float]], object]:
