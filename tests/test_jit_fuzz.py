@@ -151,9 +151,15 @@ def test_plain_jit_computes_floats_as_python_does() -> None:
 
 
 def _old_registers(
-    chunk: list[_codegen.Stmt], loads: list[str], live_out: list[str]
+    chunk: list[_codegen.Stmt],
+    loads: list[str],
+    live_out: list[str],
+    dead: list[list[str]] | None = None,
 ) -> dict[str, str]:
-    """The allocator before the fix: a fresh register named by how many names it knows."""
+    """The allocator before the fix: a fresh register named by how many names it knows.
+
+    (``dead`` is for batches only, which this fuzz does not compile.)
+    """
     end = len(chunk)
     last_use: dict[str, int] = dict.fromkeys(live_out, end)
     for i, (_, _, uses) in enumerate(chunk):

@@ -24,12 +24,27 @@ from hypothesis import strategies as st
 
 import autograd as ag
 from autograd import Scalar
-from autograd.compiler import arrays
+from autograd.compiler import arrays, codegen
 from autograd.compiler import jit as jit_module
 from autograd.core.sym import HELPERS
 from autograd.walks import toposort
 
 needs_numpy = pytest.mark.skipif(not arrays.HAVE_NUMPY, reason="batched execution needs NumPy")
+
+
+@pytest.fixture(autouse=True, params=["as-built", "sum-each-release-all"])
+def memory_paths(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test twice: as built, and with large batches' paths forced on small ones.
+
+    Large batches sum each group of variables as it completes and clear
+    registers holding dead arrays (`codegen._sum_group`, `_RELEASE_SIZE`); the
+    second run does so for every batch, one variable a group, so the random
+    programs below check those paths give the same bits too.
+    """
+    if request.param == "sum-each-release-all":
+        monkeypatch.setattr(codegen, "_sum_group", lambda size: 1)
+        monkeypatch.setattr(codegen, "_RELEASE_SIZE", 1)
+    return cast(str, request.param)
 
 
 @pytest.fixture
@@ -328,6 +343,24 @@ def test_the_gradient_of_a_batch_mean_is_the_per_example_vjps_summed_in_tree_ord
         assert bits(g) == bits(shared)
 
 
+@needs_numpy
+def test_a_variable_two_nodes_read_is_summed_over_the_batch_once_complete() -> None:
+    """``q`` has two users in each example: its per-example cotangents (both contributions)
+    are summed over the batch once, in tree order, whichever way the sums are grouped."""
+    xs = [0.3, -1.7, 2.9, 0.11, -0.6, 1.3, 2.2]
+
+    def f(q: Scalar, x: Scalar) -> Scalar:
+        return ag.sin(q * x) + ag.exp(q * x) * x
+
+    def batch_mean(q: Scalar) -> Scalar:
+        return ag.mean(ag.vmap(f, in_axes=(None, 0))(q, xs))
+
+    per_example = [ag.vjp(lambda q, x=x: f(q, x), 0.77)[1](1.0 / len(xs))[0] for x in xs]
+    with arrays.exact():
+        _, g = ag.jit(ag.value_and_grad(batch_mean))(0.77)
+    assert bits(g) == bits(tree_sum([cast(float, v) for v in per_example]))
+
+
 def shared_intermediate(f: Callable[[Scalar, Scalar], Scalar], p: float, x: float) -> bool:
     """Whether ``f``'s graph has a node, not ``q`` itself, that depends on ``q`` and not ``x``."""
     q, v = ag.Leaf(p), ag.Leaf(x)
@@ -398,9 +431,46 @@ def test_the_moons_step_runs_as_one_batch(batched_calls: list[bool]) -> None:
         for got_n, want_n in zip(g, eager[1], strict=True):
             assert got_n == pytest.approx(want_n, rel=1e-13, abs=1e-300)  # the sum's order
     assert batched_calls == []  # vmap inside jit: the trace's hook, not jit(vmap)
+    (cached,) = jit_module._caches[jitted].entries.values()
+    assert cached.batched
     closure = ag.jit(ag.grad(lambda q: step(q, xs, ys)))
     for got_n, want_n in zip(closure(params), eager[1], strict=True):
         assert got_n == pytest.approx(want_n, rel=1e-13, abs=1e-300)
+
+
+@needs_numpy
+def test_large_batch_paths_change_no_bit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sums of variables in groups as they complete, and dead arrays let go: same bits."""
+    monkeypatch.undo()  # as built, whatever `memory_paths` set: the test switches them itself
+    rng = random.Random(8)
+    params: list[list[Scalar]] = [[rng.uniform(-1, 1) for _ in range(3)] for _ in range(6)]
+    xs = [[rng.uniform(-2, 2) for _ in range(9)] for _ in range(2)]
+    ys = [rng.uniform(-1, 1) for _ in range(9)]
+
+    def loss(params: list[list[Scalar]], x: list[Scalar], y: Scalar) -> Scalar:
+        h = [ag.tanh(n[2] + ag.dot(n[:2], x)) for n in params]
+        return (ag.sum(h) - y) ** 2
+
+    def step(params: list[list[Scalar]], xs: list[list[float]], ys: list[float]) -> Scalar:
+        return ag.mean(ag.vmap(loss, in_axes=(None, 0, 0))(params, xs, ys))
+
+    sources: list[str] = []
+
+    def spy(src: str, *args: object) -> object:
+        sources.append(src)
+        return compile(src, *args)  # type: ignore[call-overload]  # compile's own arguments
+
+    monkeypatch.setattr(codegen, "compile", spy, raising=False)
+    with arrays.exact():
+        as_built = ag.jit(ag.value_and_grad(step))(params, xs, ys)
+        monkeypatch.setattr(codegen, "_sum_group", lambda size: 1)
+        monkeypatch.setattr(codegen, "_RELEASE_SIZE", 1)
+        forced = ag.jit(ag.value_and_grad(step))(params, xs, ys)
+    assert bits(forced) == bits(as_built)
+    assert sources[0].count("batch_sums(") == 1  # as built: one sum at the end
+    assert "del " not in sources[0]
+    assert sources[-1].count("batch_sums(") == 18  # forced: one per variable, as it completes
+    assert "del " in sources[-1]
 
 
 @needs_numpy

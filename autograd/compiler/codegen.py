@@ -237,20 +237,48 @@ class Program:
         if root not in needs:
             return ["0.0"] * len(wrt)
         cot: dict[Node, str] = {root: self.const(1.0)}
+        done = self._completions(order, wanted) if self.batch_of else {}
+        ready: list[Node] = []  # variables whose cotangents are complete, not yet summed
+        group = _sum_group(max(self.sizes, default=1))
         for node, ins in reversed(order):
             if ins and self.vcot:  # a variable's sums wait for the end: nothing reads them before
                 self._sum_over_batches(node, cot)
             if ins and node in needs and node in cot:  # not in cot: only a comparison reads it
                 self._vjp(node, ins, cot, needs)
+            ready += done.get(node, ())
+            if len(ready) >= group and self.vcot:
+                self._sum_variables_over_batches(ready, cot)
+                ready.clear()
         if self.vcot:
             self._sum_variables_over_batches(wrt, cot)
         return [cot.get(x, "0.0") for x in wrt]
 
+    @staticmethod
+    def _completions(
+        order: list[tuple[Node, tuple[Node, ...]]], wanted: set[Node]
+    ) -> dict[Node, list[Node]]:
+        """The variables whose cotangent is complete once the sweep has passed each node.
+
+        The sweep runs the order backwards: a variable's last contribution comes
+        from its first user in the order.
+        """
+        first: dict[Node, Node] = {}
+        for node, ins in order:
+            for x in ins:
+                if x in wanted and x not in first:
+                    first[x] = node
+        done: dict[Node, list[Node]] = {}
+        for x, node in first.items():
+            done.setdefault(node, []).append(x)
+        return done
+
     def _sum_variables_over_batches(self, wrt: Sequence[Node], cot: dict[Node, str]) -> None:
-        """`_sum_over_batches` for every variable at once: one statement sums them all.
+        """`_sum_over_batches` for variables whose cotangents are complete: one statement.
 
         Each variable's per-example cotangents are summed over the batch in
-        the same balanced order as `batch_sum`, then added to the rest.
+        the same balanced order as `batch_sum`, then added to the rest. The
+        sweep sums them in groups as they complete (`_SUM_GROUP`), so a
+        large batch does not hold every variable's per-example values at once.
         """
         for b, size in enumerate(self.sizes, start=1):
             keys = [x for x in dict.fromkeys(wrt) if (x, b) in self.vcot]
@@ -377,9 +405,13 @@ class Program:
                     slots.setdefault(name, len(slots))
         fns = []
         self.sources.clear()
+        # a dead array of a large batch is memory to give back; small ones are not worth a `del`
+        release = max(self.sizes, default=0) >= _RELEASE_SIZE
         for ci, chunk in enumerate(chunks):
             returns = names if len(chunks) == 1 else None
-            src = _chunk_source(ci, chunk, loads[ci], list(stores[ci]), returns, slots, literals)
+            src = _chunk_source(
+                ci, chunk, loads[ci], list(stores[ci]), returns, slots, literals, release
+            )
             self.sources.append(src)
             namespace = {
                 **HELPERS,
@@ -407,6 +439,20 @@ class Program:
         return batch.helpers()
 
 
+_SUM_GROUP = 262_144
+"""Per-example values (groups of variables times examples) one `batch_sums` statement sums:
+a 2 MB stack. Small batches sum every variable in one statement (a NumPy call per
+statement is the cost there); large ones in groups, as they complete (memory is)."""
+
+
+def _sum_group(size: int) -> int:
+    """How many complete variables one `batch_sums` statement sums, for a batch of ``size``."""
+    return max(8, _SUM_GROUP // size)
+
+
+_RELEASE_SIZE = 1024
+"""Batches from this size on clear each register holding a dead array (8 KB or more)."""
+
 _NAME = re.compile(r"\b[avgk][0-9]+\b")
 
 
@@ -426,15 +472,22 @@ def _chunk_source(
     returns: Sequence[str] | None,
     slots: dict[str, int],
     literals: dict[str, str],
+    release: bool = False,
 ) -> str:
     """``def chunk{ci}(R)``: load from R, run the statements, store to R; a lone chunk returns.
 
     A constant in ``literals`` is loaded from its literal instead of from R.
+    With ``release``, a register whose value is dead and that the next
+    statement does not reuse is cleared (``del``): a batch's arrays are large.
     """
-    reg = _registers(chunk, loads, [*stores, *(returns or ())])
+    dead: list[list[str]] = [[] for _ in chunk]
+    reg = _registers(chunk, loads, [*stores, *(returns or ())], dead)
     rename = functools.partial(_rename, reg)
     body = [f"    {reg[u]} = {literals[u] if u in literals else f'R[{slots[u]}]'}" for u in loads]
-    body += [f"    {reg[t]} = {_NAME.sub(rename, e)}" for t, e, _ in chunk]
+    for i, (t, e, _) in enumerate(chunk):
+        body.append(f"    {reg[t]} = {_NAME.sub(rename, e)}")
+        if release and dead[i]:
+            body.append(f"    del {', '.join(dead[i])}")
     body += [f"    R[{slots[s]}] = {reg[s]}" for s in stores]
     if returns is not None:
         body.append(f"    return ({''.join(reg[o] + ', ' for o in returns)})")
@@ -445,12 +498,19 @@ def _rename(reg: dict[str, str], m: re.Match[str]) -> str:
     return reg[m[0]]
 
 
-def _registers(chunk: list[Stmt], loads: list[str], live_out: list[str]) -> dict[str, str]:
+def _registers(
+    chunk: list[Stmt],
+    loads: list[str],
+    live_out: list[str],
+    dead: list[list[str]] | None = None,
+) -> dict[str, str]:
     """Local names for a chunk, a register reused once the value in it is dead.
 
     CPython compiles a function with fewer distinct locals about twice as fast.
     Register names come from a counter and registers are freed in statement
     order, so no live value is ever overwritten and the result is deterministic.
+    ``dead[i]``, if given, gets the registers that statement ``i`` leaves
+    holding a dead value: freed there and not reused by it.
     """
     end = len(chunk)
     last_use: dict[str, int] = {}
@@ -465,12 +525,13 @@ def _registers(chunk: list[Stmt], loads: list[str], live_out: list[str]) -> dict
     for u in loads:
         reg[u] = next(fresh)
     for i, (target, _, uses) in enumerate(chunk):
-        for u in dict.fromkeys(uses):
-            if last_use[u] == i:
-                free.append(reg[u])
+        freed = [reg[u] for u in dict.fromkeys(uses) if last_use[u] == i]
+        free += freed
         reg[target] = free.pop() if free else next(fresh)
         if target not in last_use:  # never read
             free.append(reg[target])
+        if dead is not None:
+            dead[i] = [r for r in freed if r != reg[target]]
     return reg
 
 
