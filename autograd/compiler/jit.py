@@ -314,15 +314,15 @@ def _shape(x: object, out: list[float], depth: int = 0) -> object:
         if list(map(type, keys)).count(str) != len(keys):  # {1: ..} and {True: ..} differ
             keys = tuple([_static_key(k, "", None) for k in keys])  # a str is its own key
         values = list(x.values())  # type: ignore[attr-defined]  # a dict
-        if list(map(type, values)).count(float) == len(values):  # what the loop below gives
+        if list(map(type, values)).count(float) == len(values):
             out += values
-            return (t, keys, *[float] * len(values))
+            return (t, keys, len(values))  # all floats: their number (no shape is an int)
         return (t, keys, *[_shape(v, out, depth + 1) for v in values])
     if t is list or t is tuple:
         items: Sequence[object] = x  # type: ignore[assignment]  # a list or tuple
         if list(map(type, items)).count(float) == len(items):
             out += items  # type: ignore[arg-type]  # floats, as tested
-            return (t, *[float] * len(items))
+            return (t, len(items))
         return (t, *[_shape(v, out, depth + 1) for v in items])
     if t is int:
         out.append(int_to_float(cast(int, x)))
