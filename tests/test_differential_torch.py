@@ -77,7 +77,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import autograd
-from autograd import Const, Leaf, Log, Node, Pow, Relu
+from autograd import Const, Div, Leaf, Log, Node, Pow, Relu
 from autograd.core.nodes import Add, Exp, Mul, Sigmoid, Tanh
 from autograd.expr import Binary, Call, Expr, Neg, Num, Var, evaluate, names, postorder, to_source
 from autograd.testing import expressions, floats, reference
@@ -290,7 +290,8 @@ def _exact(node: Node) -> bool:
 
 
 def branch_point_within_error(roots: Iterable[Node], bound: Mapping[Node, float]) -> bool:
-    """Whether rounding could send some input across a branch of pow, log or relu."""
+    """Whether rounding could send some input across a branch of pow, log or relu, or onto
+    a pole of a division (``x / log1p(5e-324)``: torch's log1p gives 0 there, ours 5e-324)."""
     for root in roots:
         for node, ins in toposort(root):
             for kinds, at in (
@@ -305,6 +306,8 @@ def branch_point_within_error(roots: Iterable[Node], bound: Mapping[Node, float]
             match node:
                 case Relu(x=x) | Log(x=x) if bound[x] > 0.0 and abs(x.value) <= bound[x]:
                     return True
+                case Div(y=y) if 0.0 < abs(y.value) <= bound[y]:
+                    return True  # a pole within error: 0 / y is 0 or nan, x / y is +-inf
                 case Pow(x=x, y=y):
                     ex, ey = bound[x], bound[y]
                     if ex > 0.0 and abs(x.value) <= ex:
