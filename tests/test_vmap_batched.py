@@ -593,6 +593,29 @@ def test_arrays_inside_a_namedtuple_or_attrs_argument_run_as_columns(
 
 
 @needs_numpy
+def test_differentiating_an_argument_holding_an_array_is_refused_as_eager_refuses_it() -> None:
+    import numpy as np  # NumPy is optional: only with it
+
+    def total(xs: Sequence[Scalar]) -> Scalar:
+        return ag.sum([x * x for x in xs])
+
+    batch = Batch(np.array([1.0, 2.0]), np.array([0.5, 0.1]))  # type: ignore[arg-type]  # arrays
+    calls: list[tuple[Callable[..., object], tuple[object, ...]]] = [
+        (ag.grad(total), (np.array([1.0, 2.0]),)),
+        (ag.value_and_grad(batch_loss, argnums=1), (0.7, batch)),
+    ]
+    for fn, args in calls:
+        with pytest.raises(TypeError) as eager:
+            fn(*args)
+        jf = ag.jit(fn)
+        for _ in range(2):  # the trace's call and a cached one
+            with pytest.raises(TypeError) as jitted:
+                jf(*args)
+            assert str(jitted.value) == str(eager.value)
+            assert "is a ndarray" in str(eager.value)
+
+
+@needs_numpy
 def test_a_bad_leaf_beside_arrays_is_named_by_its_path() -> None:
     import numpy as np  # NumPy is optional: only with it
 

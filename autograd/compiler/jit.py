@@ -658,8 +658,8 @@ def _trace(
     in_arrays = {
         x: (k, i) for k, (at, n) in enumerate(spans) for i, x in enumerate(inputs[at : at + n])
     }
-    if differentiated & in_arrays.keys():  # gradients with respect to an array: the loop
-        loop = True
+    if differentiated & in_arrays.keys():  # a differentiated array: eager refuses it, so do we
+        return _eager(expand=True)  # every call runs eagerly and raises eager's TypeError
     bt = None
     if HAVE_NUMPY and batch is None and not loop:
         bt = BatchTrace(inputs, state, in_arrays, [n for _, n in spans])
