@@ -319,7 +319,53 @@ def builder(tree: TreeDef) -> Callable[[Sequence[object]], object]:
     if tree.flat and kind is Kind.DICT and tree.meta[0] is dict:
         keys = tree.keys
         return lambda leaves: dict(zip(keys, leaves))  # noqa: B905  # lengths as the shape's
-    return functools.partial(unflatten, tree)
+    return _generated(tree) or functools.partial(unflatten, tree)
+
+
+_GENERATED_DEPTH = 16
+_GENERATED_LEAVES = 20_000
+"""Nested lists, tuples and dicts up to these sizes get a generated builder (one expression)."""
+
+
+def _generated(tree: TreeDef) -> Callable[[Sequence[object]], object] | None:
+    """A function rebuilding ``tree`` in one expression of displays; None for other kinds.
+
+    ``[[L[0], L[1]], {K0[0]: L[2]}]``: the containers of a parameter tree
+    (lists, tuples, plain dicts, ``None``), built without a walk. Dict keys are
+    the shape's own key objects, read from tuples in the function's globals.
+    """
+    if tree.num_leaves > _GENERATED_LEAVES:
+        return None
+    keys: dict[str, tuple[object, ...]] = {}
+    leaf = iter(range(tree.num_leaves))
+
+    def source(t: TreeDef, depth: int) -> str | None:
+        if depth > _GENERATED_DEPTH:
+            return None
+        if t.kind is Kind.LEAF:
+            return f"L[{next(leaf)}]"
+        if t.kind is Kind.NONE:
+            return "None"
+        parts = [source(c, depth + 1) for c in t.children]
+        if any(p is None for p in parts):
+            return None
+        if t.kind is Kind.LIST:
+            return f"[{', '.join(parts)}]"  # type: ignore[arg-type]  # no None, as checked
+        if t.kind is Kind.TUPLE:
+            return f"({''.join(f'{p}, ' for p in parts)})"
+        if t.kind is Kind.DICT and t.meta[0] is dict:
+            name = f"K{len(keys)}"
+            keys[name] = t.keys
+            return "{" + ", ".join(f"{name}[{j}]: {p}" for j, p in enumerate(parts)) + "}"
+        return None  # a NamedTuple, attrs class or dict subclass: `unflatten` knows them
+
+    expr = source(tree, 0)
+    if expr is None:
+        return None
+    namespace: dict[str, object] = dict(keys)
+    # the source is our own displays of containers and indices: no user text in it
+    exec(compile(f"def build(L):\n    return {expr}\n", "<pytree.builder>", "exec"), namespace)
+    return namespace.pop("build")  # type: ignore[return-value]  # the function just defined
 
 
 def unflatten(tree: TreeDef, leaves: Sequence[object]) -> object:
