@@ -125,11 +125,12 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
                 key: object = (tuple(map(_shape, args, repeat(flat))), ())
             else:
                 key, flat = _key(args, static, kwargs, fn, vg)
-        except _Slow:
+        except _Slow:  # only the inline case gets here: `_key` takes the general flatten itself
             try:
-                key, flat = _key(args, static, kwargs, fn, vg)
+                shape, flat = _slow_shape(args, static, fn, vg)
             except _HoldsNode:  # an outer graph among the arguments: eager, never cached
                 return fn(*args, **kwargs)
+            key = (shape, ())  # as `_key` keys it
         except _HoldsNode:
             return fn(*args, **kwargs)
         if debug_sites.get() is not None:  # inside debug_nans(): every op checked
