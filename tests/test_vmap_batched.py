@@ -531,14 +531,23 @@ def test_transforms_through_a_batch_sum_inside_jit_equal_eager(transform: str) -
 # ---- NumPy arrays as arguments of the jitted function ---------------------------------------
 
 
+def squared_error_mean(
+    op: Callable[[Scalar], Scalar],
+) -> Callable[[Scalar, Sequence[float], Sequence[float]], Scalar]:
+    """``w, xs, ys -> mean((op(w * x) - y) ** 2)`` over the batch, written for one example."""
+
+    def step(w: Scalar, xs: Sequence[float], ys: Sequence[float]) -> Scalar:
+        r = ag.vmap(lambda w, x, y: (op(w * x) - y) ** 2, in_axes=(None, 0, 0))(w, xs, ys)
+        return ag.mean(r)
+
+    return step
+
+
 @needs_numpy
 def test_arrays_passed_to_a_jitted_batch_mean_are_columns_as_they_are() -> None:
     import numpy as np  # NumPy is optional: only with it
 
-    def step(w: Scalar, xs: Sequence[float], ys: Sequence[float]) -> Scalar:
-        r = ag.vmap(lambda w, x, y: (ag.tanh(w * x) - y) ** 2, in_axes=(None, 0, 0))(w, xs, ys)
-        return ag.mean(r)
-
+    step = squared_error_mean(ag.tanh)
     f = ag.jit(ag.value_and_grad(step))
     rng = random.Random(5)
     for n in (3, 3, 5, 1):  # a second call of each length runs the compiled program
@@ -567,8 +576,7 @@ class FrozenBatch:
 
 
 def batch_loss(w: Scalar, b: Batch | FrozenBatch) -> Scalar:
-    r = ag.vmap(lambda w, x, y: (ag.tanh(w * x) - y) ** 2, in_axes=(None, 0, 0))(w, b.xs, b.ys)
-    return ag.mean(r)
+    return squared_error_mean(ag.tanh)(w, b.xs, b.ys)
 
 
 @needs_numpy
@@ -655,10 +663,7 @@ def test_a_result_array_is_never_the_argument_array_nor_another_result() -> None
 def test_debug_nans_names_the_op_of_one_example_given_as_an_array() -> None:
     import numpy as np  # NumPy is optional: only with it
 
-    def step(w: Scalar, xs: Sequence[float], ys: Sequence[float]) -> Scalar:
-        r = ag.vmap(lambda w, x, y: (ag.log(w * x) - y) ** 2, in_axes=(None, 0, 0))(w, xs, ys)
-        return ag.mean(r)
-
+    step = squared_error_mean(ag.log)
     f = ag.jit(ag.value_and_grad(step))
     ys = np.array([0.0, 1.0, 2.0])
     bad = np.array([1.0, 2.0, -3.0])  # log of -1.5 in the third example
