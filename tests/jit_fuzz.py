@@ -19,6 +19,7 @@ raised a Python exception, as ``0.0 ** -1.0`` on two plain floats does).
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import random
 import struct
@@ -30,6 +31,7 @@ import attrs
 
 import autograd as ag
 from autograd.compiler import codegen as _codegen
+from autograd.compiler import reroll as _reroll
 from autograd.core.functions import BINARY_FUNCTIONS, FUNCTIONS
 from autograd.core.nodes import Scalar
 
@@ -75,7 +77,12 @@ class Case:
         def fn(*args: object) -> object:
             regs: list[Scalar] = _leaves(args)
             for ins in self.program:
-                regs.append(_step(ins, regs))
+                if ins[0] == "l":  # ("l", reps, body): the body's operands < 0 count from the end
+                    for _ in range(cast(int, ins[1])):
+                        for body_ins in cast("tuple[Instr, ...]", ins[2]):
+                            regs.append(_step(body_ins, regs))
+                else:
+                    regs.append(_step(ins, regs))
             out = _build(self.out, regs)
             return (out, _build(self.aux, regs)) if self.has_aux else out
 
@@ -98,9 +105,13 @@ def make_case(seed: int) -> Case:
     args2 = tuple(_refill(rng, a) for a in args)
     n = len(_leaves(args))
     program: list[Instr] = []
+    size = n
     for _ in range(rng.randint(0, 10)):
-        program.append(_instr(rng, n + len(program)))
-    size = n + len(program)
+        if rng.random() < 0.15:  # a loop: repeated statements, which `reroll` makes a loop again
+            ins, size = _loop(rng, size, program[-1] if program else None)
+        else:
+            ins, size = _instr(rng, size), size + 1
+        program.append(ins)
     transform = rng.choice(["none", "grad", "value_and_grad"])
     single = rng.random() < 0.5
     argnums: int | tuple[int, ...] = (
@@ -188,18 +199,56 @@ def _refill(rng: random.Random, tree: Tree) -> Tree:
     return {k: _refill(rng, v) for k, v in cast("dict[str, Tree]", tree).items()}
 
 
-def _instr(rng: random.Random, size: int) -> Instr:
+def _instr(rng: random.Random, size: int, pick: Callable[[], int] | None = None) -> Instr:
+    """A random instruction on registers ``pick()`` (default: any of the ``size`` so far)."""
+    reg = pick or (lambda: rng.randrange(size))
     kind = rng.choice("uubbbpcs")
-    i = rng.randrange(size)
+    i = reg()
     if kind == "u":
         return ("u", rng.randrange(len(UNARY)), i)
     if kind == "b":
-        return ("b", rng.randrange(len(BINARY)), i, rng.randrange(size))
+        return ("b", rng.randrange(len(BINARY)), i, reg())
     if kind == "p":
         return ("p", rng.choice(EXPONENTS), i)
     if kind == "c":
         return ("c", rng.choice([-0.0, 0.5, math.inf, 2.0, 3.0]), i)
-    return ("s", i, rng.randrange(size), rng.randrange(size))
+    return ("s", i, reg(), reg())
+
+
+def _loop(rng: random.Random, size: int, before: Instr | None) -> tuple[Instr, int]:
+    """``("l", reps, body)`` and the register count after it.
+
+    Body operands are mostly counted from the end (negative): this iteration's
+    registers, the previous iteration's (a carried value; the first iteration
+    reads registers before the loop), two iterations back (no loop can carry
+    that: `reroll` must refuse or split it), or, after a loop of the same
+    shape, that loop's registers in step (a run read as a list). The rest
+    are fixed registers.
+    """
+    twin = False
+    if before is not None and before[0] == "l" and rng.random() < 0.5:
+        twin = True
+        reps, period = cast(int, before[1]), len(cast("tuple[Instr, ...]", before[2]))
+    else:
+        reps, period = rng.randint(2, 6), rng.randint(1, 4)
+    body: list[Instr] = []
+    for b in range(period):
+        pick = functools.partial(_body_operand, rng, size, b, period, reps if twin else 0)
+        body.append(_instr(rng, size, pick))
+    return ("l", reps, tuple(body)), size + reps * period
+
+
+def _body_operand(rng: random.Random, size: int, b: int, period: int, twin_reps: int) -> int:
+    """A register for body instruction ``b`` of a loop (`_loop` says which kinds)."""
+    have = size + b  # registers when the first iteration runs this instruction
+    r = rng.random()
+    if r < 0.5:
+        return -rng.randint(1, min(have, b + period))
+    if r < 0.6:
+        return -rng.randint(1, min(have, b + 2 * period))
+    if twin_reps and r < 0.8:
+        return -(twin_reps * period)  # the same slot of the loop before, same iteration
+    return rng.randrange(size)
 
 
 def _out_tree(rng: random.Random, size: int, depth: int) -> Tree:
@@ -259,6 +308,13 @@ def _leaves(tree: object) -> list[Scalar]:
     return out
 
 
+def every_run() -> None:
+    """Make `reroll` roll every run it can, however short (it waits for big programs)."""
+    _codegen.REROLL_FROM = 0
+    _reroll.MIN_REPS = 2
+    _reroll.MIN_STATEMENTS = 2
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``--count`` cases from ``--seed`` on; print the tally and the first disagreements."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -266,9 +322,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--show", type=int, default=5)
     parser.add_argument("--chunk", type=int, help="statements per compiled function (the linker)")
+    parser.add_argument(
+        "--reroll", action="store_true", help="roll every run of two or more repeats into a loop"
+    )
     ns = parser.parse_args(argv)
     if ns.chunk is not None:
         _codegen.CHUNK = ns.chunk
+    if ns.reroll:
+        every_run()
     bad: list[str] = []
     skipped = 0
     for seed in range(ns.seed, ns.seed + ns.count):

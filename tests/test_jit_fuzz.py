@@ -20,6 +20,8 @@ import pytest
 
 import autograd as ag
 from autograd.compiler import codegen as _codegen
+from autograd.compiler import reroll as _reroll
+from autograd.compiler.reroll import Stmt
 from autograd.core.nodes import Node, Scalar, Sigmoid
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -48,6 +50,26 @@ def test_jit_agrees_with_eager_when_every_program_is_split_into_chunks(
     assert list(disagreements(range(2000, 3000))) == []
 
 
+def test_jit_agrees_with_eager_when_every_repeated_run_is_a_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_codegen, "REROLL_FROM", 0)  # `jit_fuzz.every_run`, undone after
+    monkeypatch.setattr(_reroll, "MIN_REPS", 2)
+    monkeypatch.setattr(_reroll, "MIN_STATEMENTS", 2)
+    loops = 0
+    link = _codegen.Program.link
+
+    def counting(self: _codegen.Program, outputs: Sequence[str]) -> object:
+        nonlocal loops
+        run = link(self, outputs)
+        loops += sum(src.startswith("def loop") for src in self.sources)
+        return run
+
+    monkeypatch.setattr(_codegen.Program, "link", counting)
+    assert list(disagreements(range(3000, 4500))) == []
+    assert loops > 300  # the cases' loops (and backward sweeps over them) became loops
+
+
 def test_most_fuzz_cases_compare_rather_than_skip() -> None:
     outcomes = [jit_fuzz.check(jit_fuzz.make_case(seed)) for seed in range(500)]
     assert outcomes.count(None) > 400  # a skip is an eager call that raised in Python
@@ -56,7 +78,7 @@ def test_most_fuzz_cases_compare_rather_than_skip() -> None:
 @pytest.mark.parametrize("hash_seed", HASH_SEEDS)
 def test_jit_fuzz_agrees_under_hash_seed(hash_seed: str) -> None:
     env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-    for extra in ([], ["--chunk", "4"]):
+    for extra in ([], ["--chunk", "4"], ["--reroll"]):
         done = subprocess.run(
             [sys.executable, str(FUZZ), "--count", "400", "--seed", "7000", *extra],
             env=env,
@@ -151,7 +173,7 @@ def test_plain_jit_computes_floats_as_python_does() -> None:
 
 
 def _old_registers(
-    chunk: list[_codegen.Stmt],
+    chunk: list[Stmt],
     loads: list[str],
     live_out: list[str],
     dead: list[list[str]] | None = None,

@@ -22,6 +22,8 @@ from typing import cast
 
 import attrs
 
+from autograd.compiler import reroll
+from autograd.compiler.reroll import NAME, Stmt
 from autograd.core.batching import is_batch_sum
 from autograd.core.nodes import COMPARE_SYMBOLS, PLAIN, Const, Leaf, Node, Op, eager_kind, parents
 from autograd.core.sym import HELPERS, Sym, infix, literal, sym
@@ -30,7 +32,12 @@ from autograd.walks import toposort
 CHUNK = 20_000
 """Statements per generated function: CPython compiles very long functions slowly."""
 
-Stmt = tuple[str, str, tuple[str, ...]]  # target name, expression, names it reads
+TRACE_LIMIT = 6_000_000
+"""Statements a program may have before runs are rolled into loops (about 300 bytes each):
+the budget applies to what is compiled after `reroll`."""
+
+REROLL_FROM = 2_000
+"""Programs from this many statements have their repeated runs rolled into loops (`reroll`)."""
 
 
 @attrs.frozen
@@ -98,6 +105,8 @@ class Program:
         """
         self.budget = budget
         self.batch = batch
+        # statements written before `reroll` rolls runs into loops (a batch's are not rolled)
+        self.limit = budget if batch is not None else max(budget, TRACE_LIMIT)
         self.batch_of: dict[Node, int] = dict(batch.batch_of) if batch is not None else {}
         """A node's batch (the vmap call whose examples it varies over); absent: one number."""
         self.sizes = batch.sizes if batch is not None else ()
@@ -124,9 +133,11 @@ class Program:
             self.const_values.append(value)
         return name
 
-    def _check(self, more: int) -> None:
-        if len(self.stmts) + more > self.budget:
-            raise GraphTooBigError(f"over {self.budget} statements")
+    def _check(self, more: int, cap: int | None = None) -> None:
+        """Raise `GraphTooBigError` if ``more`` statements would pass ``cap`` (the trace limit)."""
+        cap = self.limit if cap is None else cap
+        if len(self.stmts) + more > cap:
+            raise GraphTooBigError(f"over {cap} statements")
 
     def emit(self, target: str, expr: str, uses: tuple[str, ...]) -> None:
         self.stmts.append((target, expr, uses))
@@ -371,11 +382,15 @@ class Program:
         step iterates lists and insertion-ordered dicts, so the generated source
         is the same under every hash seed.
         """
-        self._check(0)
         names = [self.const(0.0) if o == "0.0" else o for o in outputs]
         namespace_extra: dict[str, object] = {}
+        self.sources.clear()
         if self.batch is not None:
             namespace_extra = self._rewrite(self.batch)
+        elif len(self.stmts) >= REROLL_FROM:
+            self.stmts, namespace_extra, loops = reroll.reroll(self.stmts, names, HELPERS)
+            self.sources += loops
+        self._check(0, self.budget)
         chunks = [self.stmts[i : i + CHUNK] for i in range(0, len(self.stmts), CHUNK)] or [[]]
         const_names = [f"k{i}" for i in range(len(self.const_values))]
         # A lone chunk writes its constants into its source, and R is the inputs list itself:
@@ -404,7 +419,6 @@ class Program:
                     stores[home[name]][name] = None
                     slots.setdefault(name, len(slots))
         fns = []
-        self.sources.clear()
         # a dead array of a large batch is memory to give back; small ones are not worth a `del`
         release = max(self.sizes, default=0) >= _RELEASE_SIZE
         for ci, chunk in enumerate(chunks):
@@ -453,8 +467,6 @@ def _sum_group(size: int) -> int:
 _RELEASE_SIZE = 1024
 """Batches from this size on clear each register holding a dead array (8 KB or more)."""
 
-_NAME = re.compile(r"\b[avgk][0-9]+\b")
-
 
 def _loads(chunk: list[Stmt], returns: Sequence[str]) -> list[str]:
     """Names a chunk reads but does not set, in order of first use, each once."""
@@ -485,7 +497,7 @@ def _chunk_source(
     rename = functools.partial(_rename, reg)
     body = [f"    {reg[u]} = {literals[u] if u in literals else f'R[{slots[u]}]'}" for u in loads]
     for i, (t, e, _) in enumerate(chunk):
-        body.append(f"    {reg[t]} = {_NAME.sub(rename, e)}")
+        body.append(f"    {reg[t]} = {NAME.sub(rename, e)}")
         if release and dead[i]:
             body.append(f"    del {', '.join(dead[i])}")
     body += [f"    R[{slots[s]}] = {reg[s]}" for s in stores]

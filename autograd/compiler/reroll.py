@@ -1,0 +1,471 @@
+"""Loops for repeated code: a run of statements that repeats with a period becomes one loop.
+
+A deep chain (``for _ in range(n): x = tanh(0.9 * x + 0.1)``) traces to the
+same few statements n times, forward and backward. Compiled straight, each
+statement costs about 10 us of CPython's compiler and the code grows with n;
+as a loop, the body is compiled once.
+
+`reroll` finds runs in the straight-line statements: a body of ``period``
+statements repeated ``count`` times, the same expressions in the same order,
+each operand of a body statement found in the same place at every iteration.
+Where an operand lives (`_Ref`): a local of the same iteration, a value
+carried from the previous iteration (the first reads the value before the
+run), one value for all iterations, or the iterations of an earlier run,
+forwards or backwards (the backward sweep reads the forward values in
+reverse). The loop runs the very statements in the very order on the very
+operands; only where values are kept changes, so results keep their bits.
+
+Each loop is a generated function ``loopN(...)``, called by one statement of
+the program; it returns the lists and last values that later statements read,
+and unpacking statements put them back under their old names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+Stmt = tuple[str, str, tuple[str, ...]]  # target name, expression, names it reads
+
+NAME = re.compile(r"\b[avgkl][0-9]+\b")
+"""The names generated code uses: inputs ``a``, values ``v``, cotangents and sums ``g``,
+constants ``k``, loop results ``l``."""
+
+_SPLIT = re.compile(r"\b([avgkl][0-9]+)\b")
+
+MIN_REPS = 4
+"""Fewest iterations a run is worth a loop for."""
+
+MIN_STATEMENTS = 64
+"""Fewest statements (period times iterations) a run is worth a loop for."""
+
+MAX_PERIOD = 256
+"""Longest loop body looked for."""
+
+_CANDIDATES = 6
+"""Periods tried at a position: distances to the next statements of the same form."""
+
+# Where a body statement finds an operand, the same at every iteration (tuples, compared whole):
+_LOCAL = 0  # (_LOCAL, slot): this iteration's statement at ``slot`` of the body
+_CARRIED = 1  # (_CARRIED, slot, init): the previous iteration's; the first reads statement ``init``
+_FIXED = 2  # (_FIXED, j): statement j, before the run, at every iteration
+_LIST = 3  # (_LIST, run, slot, first, step): iteration ``first + step * q`` of an earlier run
+_OUTSIDE = 4  # only at the first iteration, before the kind is known: (_OUTSIDE, j)
+
+
+class _Run:
+    """``count`` iterations of a ``period``-statement body, from statement ``start``."""
+
+    __slots__ = ("count", "finals", "period", "refs", "start", "stored")
+
+    def __init__(self, start: int, period: int, count: int, refs: list[list[tuple[int, ...]]]):
+        self.start = start
+        self.period = period
+        self.count = count
+        self.refs = refs  # per body slot, per operand (statement operands, first use order)
+        self.stored: set[int] = set()  # slots whose every iteration's value is kept in a list
+        self.finals: set[int] = set()  # slots whose last value is read after the loop
+
+    def where(self, j: int) -> tuple[int, int]:
+        """(iteration, slot) of statement ``j`` of the run."""
+        return divmod(j - self.start, self.period)
+
+
+def reroll(
+    stmts: list[Stmt], live_out: Sequence[str], helpers: dict[str, object]
+) -> tuple[list[Stmt], dict[str, object], list[str]]:
+    """``stmts`` with each run of repeated statements replaced by a call of a generated loop.
+
+    Returns the new statements, the loop functions (globals the call
+    statements read, compiled with ``helpers`` as their globals) and their
+    sources. Every name in ``live_out`` and every name a remaining statement
+    reads is set, as before, to the same value.
+    """
+    n = len(stmts)
+    index = {t: i for i, (t, _, _) in enumerate(stmts)}
+    forms, operands = _forms(stmts, index)
+    nxt = _next_same(forms)
+    owner = [-1] * n
+    runs: list[_Run] = []
+    i = 0
+    while i < n:
+        run = _best_run(i, forms, operands, nxt, owner, runs, MIN_REPS, MIN_STATEMENTS)
+        if run is None:
+            i += 1
+            continue
+        end = run.start + run.period * run.count
+        owner[run.start : end] = [len(runs)] * (end - run.start)
+        runs.append(run)
+        i = end
+    if not runs:
+        return stmts, {}, []
+    unpack = _reads(stmts, index, operands, owner, runs, live_out)
+    out: list[Stmt] = []
+    loops: dict[str, object] = {}
+    sources: list[str] = []
+    i = 0
+    while i < n:
+        o = owner[i]
+        if o < 0:
+            out.append(stmts[i])
+            i += 1
+            continue
+        run = runs[o]
+        src, args = _loop_source(o, run, runs, stmts, operands)
+        namespace = dict(helpers)
+        exec(compile(src, "<autograd.jit loop>", "exec"), namespace)
+        loops[f"loop{o}"] = namespace.pop(f"loop{o}")
+        sources.append(src)
+        uses = tuple(dict.fromkeys(u for a in args for u in NAME.findall(a)))
+        out.append((f"l{o}", f"loop{o}({', '.join(args)})", uses))
+        lists, finals = sorted(run.stored), sorted(run.finals)
+        for j in unpack[o]:
+            q, r = run.where(j)
+            if q == run.count - 1 and r in run.finals:
+                expr = f"l{o}[{len(lists) + finals.index(r)}]"
+            else:
+                expr = f"l{o}[{lists.index(r)}][{q}]"
+            out.append((stmts[j][0], expr, (f"l{o}",)))
+        i = run.start + run.period * run.count
+    return out, loops, sources
+
+
+def _forms(stmts: list[Stmt], index: dict[str, int]) -> tuple[list[int], list[list[int]]]:
+    """Each statement's form (its text with statement operands numbered) and those operands.
+
+    Two statements have the same form when they compute the same expression
+    of the same inputs and constants, their statement operands aside (in
+    order of first use, the same repeated ones).
+    """
+    ids: dict[tuple[str, ...], int] = {}
+    forms: list[int] = []
+    operands: list[list[int]] = []
+    split, get, intern = _SPLIT.split, index.get, ids.setdefault
+    for _, expr, _ in stmts:
+        parts = split(expr)  # text, name, text, name, ..., text
+        ops: list[int] = []
+        for k in range(1, len(parts), 2):
+            j = get(parts[k])
+            if j is not None:
+                if j not in ops:
+                    ops.append(j)
+                parts[k] = f"_{ops.index(j)}"
+        forms.append(intern(tuple(parts), len(ids)))
+        operands.append(ops)
+    return forms, operands
+
+
+def _next_same(forms: list[int]) -> list[int]:
+    """For each statement, the index of the next one of the same form (``len`` if none)."""
+    n = len(forms)
+    nxt = [n] * n
+    last: dict[int, int] = {}
+    for i in range(n - 1, -1, -1):
+        nxt[i] = last.get(forms[i], n)
+        last[forms[i]] = i
+    return nxt
+
+
+def _best_run(
+    i: int,
+    forms: list[int],
+    operands: list[list[int]],
+    nxt: list[int],
+    owner: list[int],
+    runs: list[_Run],
+    min_reps: int,
+    min_statements: int,
+) -> _Run | None:
+    """The run from statement ``i`` covering most statements, if one is worth a loop.
+
+    Periods tried are the distances to the next statements of ``i``'s form;
+    a multiple of a period that already gave a run covers no more (its
+    iterations are that run's, paired up), so it is skipped.
+    """
+    n = len(forms)
+    best: _Run | None = None
+    found: list[int] = []
+    j = nxt[i]
+    for _ in range(_CANDIDATES):
+        p = j - i
+        if j >= n or p > MAX_PERIOD or i + min_reps * p > n:
+            break
+        j = nxt[j]
+        if any(p % f == 0 for f in found):
+            continue
+        if forms[i : i + (min_reps - 1) * p] != forms[i + p : i + min_reps * p]:
+            continue  # not even the forms repeat often enough: the common case, in C
+        run = _extent(i, p, forms, operands, owner, runs)
+        if run is None or run.count < min_reps or run.count * p < min_statements:
+            continue
+        found.append(p)
+        if best is None or run.count * p > best.count * best.period:
+            best = run
+    return best
+
+
+def _extent(
+    s: int,
+    p: int,
+    forms: list[int],
+    operands: list[list[int]],
+    owner: list[int],
+    runs: list[_Run],
+) -> _Run | None:
+    """The longest run of period ``p`` from ``s`` whose operands keep their places.
+
+    The first iteration records where each operand is; the second fixes its
+    kind (`_Ref` kinds above); every later one must agree. Statements are
+    compared iteration by iteration, so a run that breaks early costs little.
+    """
+    n = len(forms)
+    body = forms[s : s + p]
+    refs: list[list[tuple[int, ...]]] = []
+    q = 0
+    while s + (q + 1) * p <= n:
+        base = s + q * p
+        if q and forms[base : base + p] != body:
+            break
+        if not _iteration(q, s, p, base, operands, owner, runs, refs):
+            break
+        q += 1
+    if q < 2:
+        return None
+    return _Run(s, p, q, refs)
+
+
+def _iteration(
+    q: int,
+    s: int,
+    p: int,
+    base: int,
+    operands: list[list[int]],
+    owner: list[int],
+    runs: list[_Run],
+    refs: list[list[tuple[int, ...]]],
+) -> bool:
+    """Check (or, at ``q`` 0 and 1, record) where iteration ``q``'s operands are."""
+    for r in range(p):
+        ops = operands[base + r]
+        if q == 0:
+            refs.append([(_LOCAL, j - s) if j >= s else (_OUTSIDE, j) for j in ops])
+            continue
+        slot = refs[r]
+        for m, j in enumerate(ops):
+            got = _where(j, s, p, q, owner, runs)
+            if got is None:
+                return False
+            want = slot[m]
+            if q == 1:
+                kind = _second(want, got, owner, runs)
+                if kind is None:
+                    return False
+                slot[m] = kind
+            elif not _agrees(want, got, q, owner, runs):
+                return False
+    return True
+
+
+def _where(
+    j: int, s: int, p: int, q: int, owner: list[int], runs: list[_Run]
+) -> tuple[int, ...] | None:
+    """Where iteration ``q`` of a run from ``s`` with period ``p`` finds statement ``j``."""
+    if j >= s:
+        qq, rr = divmod(j - s, p)
+        if qq == q:
+            return (_LOCAL, rr)
+        if qq == q - 1:
+            return (_CARRIED, rr, -1)
+        return None
+    return (_OUTSIDE, j)
+
+
+def _second(
+    first: tuple[int, ...], second: tuple[int, ...], owner: list[int], runs: list[_Run]
+) -> tuple[int, ...] | None:
+    """An operand's kind, from where the first two iterations find it; None: no loop."""
+    if first[0] == _LOCAL:
+        return first if second == first else None
+    j0 = first[1]  # the first iteration finds it before the run
+    if second[0] == _CARRIED:
+        return (_CARRIED, second[1], j0)
+    if second[0] != _OUTSIDE:
+        return None
+    j1 = second[1]
+    if j1 == j0:
+        return (_FIXED, j0)
+    o = owner[j0]
+    if o < 0 or owner[j1] != o:
+        return None
+    (q0, r0), (q1, r1) = runs[o].where(j0), runs[o].where(j1)
+    if r0 != r1 or abs(q1 - q0) != 1:
+        return None
+    return (_LIST, o, r0, q0, q1 - q0)
+
+
+def _agrees(
+    want: tuple[int, ...], got: tuple[int, ...], q: int, owner: list[int], runs: list[_Run]
+) -> bool:
+    """Whether iteration ``q`` finds an operand where its kind says."""
+    kind = want[0]
+    if kind == _LOCAL:
+        return got == want
+    if kind == _CARRIED:
+        return got[0] == _CARRIED and got[1] == want[1]
+    if got[0] != _OUTSIDE:
+        return False
+    j = got[1]
+    if kind == _FIXED:
+        return j == want[1]
+    _, o, r, first, step = want  # _LIST
+    return owner[j] == o and runs[o].where(j) == (first + step * q, r)
+
+
+def _reads(
+    stmts: list[Stmt],
+    index: dict[str, int],
+    operands: list[list[int]],
+    owner: list[int],
+    runs: list[_Run],
+    live_out: Sequence[str],
+) -> list[list[int]]:
+    """Per run, its statements read by name after its loop (in order); marks what it keeps.
+
+    A later run's iterations read a whole run's slot as a list (`_LIST`);
+    everything else reads a value by name: statements outside runs, the
+    outputs, a later run's fixed operands and carried first values.
+    """
+    wanted: list[dict[int, None]] = [{} for _ in runs]
+
+    def read(j: int) -> None:
+        o = owner[j]
+        if o >= 0:
+            wanted[o][j] = None
+
+    for i, ops in enumerate(operands):
+        if owner[i] < 0:
+            for j in ops:
+                read(j)
+    for name in live_out:
+        k = index.get(name)
+        if k is not None:
+            read(k)
+    for run in runs:
+        for slot in run.refs:
+            for ref in slot:
+                if ref[0] == _FIXED:
+                    read(ref[1])
+                elif ref[0] == _CARRIED:
+                    read(ref[2])
+                elif ref[0] == _LIST:
+                    runs[ref[1]].stored.add(ref[2])
+    for o, run in enumerate(runs):
+        for j in wanted[o]:
+            q, r = run.where(j)
+            if q == run.count - 1:
+                run.finals.add(r)
+            else:
+                run.stored.add(r)
+    return [sorted(w) for w in wanted]
+
+
+def _loop_source(
+    o: int,
+    run: _Run,
+    runs: list[_Run],
+    stmts: list[Stmt],
+    operands: list[list[int]],
+) -> tuple[str, list[str]]:
+    """``def loop{o}(...)`` and the argument expressions of its call.
+
+    The body is the run's second iteration with each operand replaced by
+    where it lives (a carried one starts as the value before the loop).
+    """
+    params: dict[str, str] = {}  # argument expression -> parameter name
+
+    def param(arg: str) -> str:
+        name = params.get(arg)
+        if name is None:
+            name = params[arg] = f"_p{len(params)}"
+        return name
+
+    p = run.period
+    readers: dict[int, list[int]] = {}  # carried slot -> the slots reading it
+    inits: dict[int, dict[int, None]] = {}  # carried slot -> the statements its first reads
+    streams: dict[tuple[int, ...], str] = {}  # an earlier run's values, in order -> a local
+    for r, slot in enumerate(run.refs):
+        for ref in slot:
+            if ref[0] == _CARRIED:
+                readers.setdefault(ref[1], []).append(r)
+                inits.setdefault(ref[1], {})[ref[2]] = None
+            elif ref[0] == _LIST:
+                streams.setdefault(ref, f"_e{len(streams)}")
+    pre: list[str] = []
+    post: list[str] = []
+    carried: dict[tuple[int, int], str] = {}  # (slot, first value's statement) -> a local
+    for rr in sorted(inits):
+        # a slot read only by itself and slots before it still holds last iteration's value
+        reuse = len(inits[rr]) == 1 and all(r <= rr for r in readers[rr])
+        for init in inits[rr]:
+            local = f"_s{rr}" if reuse else f"_c{len(carried)}"
+            carried[(rr, init)] = local
+            pre.append(f"    {local} = {param(stmts[init][0])}")
+            if not reuse:
+                post.append(f"        {local} = _s{rr}")
+    iters = []
+    for (_, o2, r2, first, step), local in streams.items():
+        other = runs[o2]
+        whole = param(f"l{o2}[{sorted(other.stored).index(r2)}]")
+        k, k2 = run.count, other.count
+        if step == 1:
+            it = whole if first == 0 and k == k2 else f"{whole}[{first}:{first + k}]"
+        elif first == k2 - 1 and k == k2:
+            it = f"reversed({whole})"
+        else:
+            it = f"{whole}[{first - k + 1}:{first + 1}][::-1]"
+        iters.append((local, it))
+    body: list[str] = []
+    base = run.start + p  # the second iteration: every operand's kind is fixed there
+    for r in range(p):
+        i = base + r
+        names = [stmts[j][0] for j in operands[i]]
+        parts = _SPLIT.split(stmts[i][1])
+        for k in range(1, len(parts), 2):
+            name = parts[k]
+            if name not in names:  # an input or a constant: the same at every iteration
+                parts[k] = param(name)
+                continue
+            ref = run.refs[r][names.index(name)]
+            if ref[0] == _LOCAL:
+                parts[k] = f"_s{ref[1]}"
+            elif ref[0] == _CARRIED:
+                parts[k] = carried[(ref[1], ref[2])]
+            elif ref[0] == _FIXED:
+                parts[k] = param(stmts[ref[1]][0])
+            else:
+                parts[k] = streams[ref]
+        body.append(f"        _s{r} = {''.join(parts)}")
+        if r in run.stored:
+            body.append(f"        _a{r}(_s{r})")
+    lists, finals = sorted(run.stored), sorted(run.finals)
+    for r in lists:
+        pre.append(f"    _l{r} = []")
+        pre.append(f"    _a{r} = _l{r}.append")
+    if not iters:
+        head = f"    for _ in range({run.count}):"
+    elif len(iters) == 1:
+        head = f"    for {iters[0][0]} in {iters[0][1]}:"
+    else:
+        head = f"    for {', '.join(v for v, _ in iters)} in zip({', '.join(e for _, e in iters)}):"
+    returns = "".join(f"_l{r}, " for r in lists) + "".join(f"_s{r}, " for r in finals)
+    src = "\n".join(
+        [
+            f"def loop{o}({', '.join(params.values())}):",
+            *pre,
+            head,
+            *body,
+            *post,
+            f"    return ({returns})",
+        ]
+    )
+    return src, list(params)

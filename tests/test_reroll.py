@@ -1,0 +1,241 @@
+"""`reroll`: repeated statements rolled into loops compute what the straight statements do.
+
+The property test writes random straight-line programs with repeated
+segments whose operands sit everywhere a loop can find them (this
+iteration, the previous one, before the loop, an earlier loop's iterations
+forwards or backwards) and where it cannot (two iterations back, an earlier
+loop's values out of step, anything at random), runs them straight and
+rolled, and compares every output bit for bit. The `jit` tests at the end
+hold the compiled chain to eager results and to its size.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import cast
+
+import attrs
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import autograd as ag
+from autograd.compiler import codegen as _codegen
+from autograd.compiler import reroll as _reroll
+from autograd.compiler.reroll import Stmt, reroll
+from autograd.core.nodes import Scalar
+from autograd.core.sym import HELPERS
+
+sys.path.insert(0, str(Path(__file__).parent))
+from jit_fuzz import bits  # the fuzzer is a script beside the tests
+
+INPUTS = ["a0", "a1", "a2", "a3", "k0", "k1"]
+# Each keeps magnitudes bounded (so values stay informative), is not symmetric in its
+# operands, and some read one operand twice or name an input in their text.
+FORMS = [
+    "(({0} * 0.5) + ({1} * 0.25)) + 0.125",
+    "({0} * 0.75) - ({1} * 0.375)",
+    "tanh({0} - {1})",
+    "(({0} * {0}) * 0.25) - {1}",
+    "tanh((a1 * {0}) + {1})",
+    "({0} * k0) - tanh({1})",
+]
+
+
+@pytest.fixture(autouse=True)
+def every_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Roll every run of two or more iterations (by default only long runs are rolled)."""
+    monkeypatch.setattr(_reroll, "MIN_REPS", 2)
+    monkeypatch.setattr(_reroll, "MIN_STATEMENTS", 2)
+
+
+def random_program(seed: int) -> tuple[list[Stmt], list[str]]:
+    """Random statements with repeated segments, and the names read at the end."""
+    rng = random.Random(seed)
+    names: list[str] = []  # statement targets so far
+    stmts: list[Stmt] = []
+    segments: list[tuple[int, int, int]] = []  # (first statement, period, reps)
+
+    def emit(form: str, x: str, y: str) -> None:
+        t = f"v{len(stmts)}"
+        expr = form.format(x, y)
+        stmts.append((t, expr, tuple(dict.fromkeys(_reroll.NAME.findall(expr)))))
+        names.append(t)
+
+    def anything() -> str:
+        return rng.choice(INPUTS + names)
+
+    for _ in range(rng.randint(1, 6)):
+        if rng.random() < 0.3 or not names:
+            emit(rng.choice(FORMS), anything(), anything())
+            continue
+        period, reps = rng.randint(1, 4), rng.randint(2, 7)
+        start = len(stmts)
+        body = [
+            (rng.choice(FORMS), [_pattern(rng, r, period, segments) for _ in "xy"])
+            for r in range(period)
+        ]
+        before = list(INPUTS + names)
+        for q in range(reps):
+            for form, pats in body:
+                ops = [_operand(rng, p, q, start, period, before) for p in pats]
+                emit(form, *ops)
+        segments.append((start, period, reps))
+    live = rng.sample(names, rng.randint(1, len(names)))
+    if rng.random() < 0.3:
+        live = list(names)  # every value read after its loop
+    return stmts, live
+
+
+@attrs.frozen
+class Pattern:
+    """Where a body operand is read from: its kind, and the choices that fix the place."""
+
+    kind: str
+    slot: int = 0  # a body slot (of this segment, or of ``segment``)
+    u: float = 0.0  # picks a name before the segment, or a stream's first iteration
+    segment: tuple[int, int, int] = (0, 1, 1)  # an earlier segment: first statement, period, reps
+    step: int = 1
+
+
+def _pattern(
+    rng: random.Random, r: int, period: int, segments: list[tuple[int, int, int]]
+) -> Pattern:
+    kinds = ["carried", "fixed", "two back", "random"]
+    if r:
+        kinds += ["local", "local"]
+    if segments:
+        kinds += ["stream", "stream", "stream then jump"]
+    kind = rng.choice(kinds)
+    if kind == "local":
+        return Pattern(kind, rng.randrange(r))
+    if kind.startswith("stream"):
+        segment = rng.choice(segments)
+        slot, step = rng.randrange(segment[1]), rng.choice([1, -1])
+        return Pattern(kind, slot, rng.random(), segment, step)
+    return Pattern(kind, rng.randrange(period), rng.random())
+
+
+def _operand(
+    rng: random.Random,
+    pat: Pattern,
+    q: int,
+    start: int,
+    period: int,
+    before: list[str],
+) -> str:
+    """The name a pattern reads at iteration ``q`` (a fixed choice is the same at every one)."""
+    chosen = before[int(pat.u * len(before))]
+    if pat.kind == "local":
+        return f"v{start + q * period + pat.slot}"
+    if pat.kind in ("carried", "two back"):
+        back = 1 if pat.kind == "carried" else 2
+        return chosen if q < back else f"v{start + (q - back) * period + pat.slot}"
+    if pat.kind == "fixed":
+        return chosen
+    if pat.kind.startswith("stream"):
+        s2, p2, reps2 = pat.segment
+        it = (int(pat.u * reps2) + pat.step * q) % reps2  # wraps around: out of step there
+        if pat.kind == "stream then jump" and q >= 2:
+            it = rng.randrange(reps2)
+        return f"v{s2 + it * p2 + pat.slot}"
+    return rng.choice(before)
+
+
+def execute(
+    stmts: list[Stmt], live: Sequence[str], namespace: dict[str, object]
+) -> tuple[float, ...]:
+    src = "def f(a0, a1, a2, a3, k0, k1):\n" + "".join(f"    {t} = {e}\n" for t, e, _ in stmts)
+    src += f"    return ({''.join(name + ', ' for name in live)})\n"
+    exec(compile(src, "<test>", "exec"), namespace)
+    fn = cast("Callable[..., tuple[float, ...]]", namespace.pop("f"))  # generated: six floats
+    return fn(0.3, -1.25, 2.0, 0.5, 0.7, -0.1)
+
+
+def test_reroll_finds_loops_and_keeps_every_value() -> None:
+    rolled = 0
+    for seed in range(600):
+        stmts, live = random_program(seed)
+        want = execute(stmts, live, dict(HELPERS))
+        new, loops, _ = reroll(list(stmts), live, HELPERS)
+        rolled += bool(loops)
+        got = execute(new, live, {**HELPERS, **loops})
+        assert bits(list(got)) == bits(list(want)), seed
+    assert rolled > 150  # a third of the programs have a segment a loop covers
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(min_value=0, max_value=2**32))
+def test_reroll_keeps_every_value_on_any_program(seed: int) -> None:
+    stmts, live = random_program(seed)
+    new, loops, _ = reroll(list(stmts), live, HELPERS)
+    assert bits(list(execute(new, live, {**HELPERS, **loops}))) == bits(
+        list(execute(stmts, live, dict(HELPERS)))
+    )
+
+
+# ---- jit: a deep chain compiles to loops -------------------------------------------------------
+
+
+def chain(x: Scalar, n: int) -> Scalar:
+    for _ in range(n):
+        x = ag.tanh(0.9 * x + 0.1)
+    return x
+
+
+def test_deep_chain_compiles_to_two_loops_with_eager_bits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.undo()  # the default thresholds: a chain this long is rolled as it is
+    sources: list[str] = []
+    link = _codegen.Program.link
+
+    def spy(self: _codegen.Program, outputs: Sequence[str]) -> object:
+        run = link(self, outputs)
+        sources.extend(self.sources)
+        return run
+
+    monkeypatch.setattr(_codegen.Program, "link", spy)
+    calls = 0
+
+    def counted(x: Scalar, n: int) -> Scalar:
+        nonlocal calls
+        calls += 1
+        return chain(x, n)
+
+    vg = ag.value_and_grad(chain)
+    jitted = ag.jit(ag.value_and_grad(counted), static_argnums=(1,))
+    for x in (0.5, -3.0, 0.0):
+        assert bits(jitted(x, 3000)) == bits(vg(x, 3000))
+    assert calls == 1  # traced once, then compiled code
+    loops = [s for s in sources if s.startswith("def loop")]
+    assert len(loops) == 2  # the forward chain and the backward sweep over it
+    assert "reversed(" in loops[1]  # the sweep reads the forward values last first
+    assert sum(s.count("\n") for s in sources) < 60  # not 15,000 statements
+
+
+def test_budget_counts_what_is_compiled_after_rolling(monkeypatch: pytest.MonkeyPatch) -> None:
+    from autograd.compiler import jit as _jit
+
+    monkeypatch.undo()
+    monkeypatch.setattr(_jit, "BUDGET", 100)  # 15,000 statements traced, a few dozen compiled
+    calls = 0
+
+    def counted(x: Scalar) -> Scalar:
+        nonlocal calls
+        calls += 1
+        return chain(x, 3000)
+
+    jitted = ag.jit(ag.value_and_grad(counted))
+    assert bits(jitted(0.25)) == bits(ag.value_and_grad(chain)(0.25, 3000))
+    jitted(0.5)
+    assert calls == 1  # compiled, not eager
+
+    monkeypatch.setattr(_codegen, "REROLL_FROM", 10**9)  # not rolled: over the budget, eager
+    eager = ag.jit(ag.value_and_grad(counted))
+    eager(0.25)
+    eager(0.5)
+    assert calls == 4  # the trace, then each of the two calls eagerly
