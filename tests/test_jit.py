@@ -347,3 +347,24 @@ def test_trace_does_not_disturb_other_threads() -> None:
     release.set()
     tracer.join()
     assert seen == [math.tanh(1.0), 3.0]
+
+
+@pytest.mark.parametrize("plain_first", [True, False])
+def test_same_op_on_a_plain_and_a_traced_exponent_gets_each_its_own_code(
+    plain_first: bool,
+) -> None:
+    """`Program` writes a node's code once per key: the key must tell these two apart.
+
+    ``x ** c`` for a plain ``c`` is PyTorch's scalar path (``sqrt(-0.0)`` is
+    ``-0.0``), ``x ** y`` for a node ``y`` is C ``pow`` (``0.0``).
+    """
+
+    def f(x: Scalar, c: float) -> tuple[Scalar, list[Scalar]]:
+        y = x * 0.0 + c  # a node in the eager call, of c's value
+        pair = [x**c, x**y] if plain_first else [x**y, x**c]
+        return pair[0] * pair[1], pair
+
+    vg = ag.value_and_grad(f, has_aux=True)
+    jitted = ag.jit(vg)
+    for x, c in [(-0.0, 0.5), (4.0, 0.5), (-0.0, 2.0), (2.0, 0.0)]:
+        assert bits(jitted(x, c)) == bits(vg(x, c))
