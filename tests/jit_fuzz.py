@@ -45,6 +45,7 @@ BINARY: list[Callable[[Scalar, Scalar], Scalar]] = [
     lambda a, b: a / b,
     lambda a, b: a**b,
     lambda a, b: ag.where(ag.lt(a, b), a * b, a - b),  # a choice compiled as a test
+    lambda a, b: ag.where(ag.ge(a, b), a * b, a - b),  # the same but for the comparison
     lambda a, b: ag.where(ag.eq(a, 0.0), b, ag.log(a)),  # the unselected branch is nan-prone
     *BINARY_FUNCTIONS.values(),  # arctan2, hypot, maximum, minimum: from their definitions
 ]

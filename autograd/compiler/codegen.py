@@ -12,6 +12,7 @@ objects, so ``-0.0``, ``nan`` and ``inf`` keep their bits.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import math
@@ -123,6 +124,8 @@ class Program:
         self.stmts: list[Stmt] = []
         self.orders: dict[Node, list[tuple[Node, tuple[Node, ...]]]] = {}
         self.sources: list[str] = []  # the generated chunks, once linked (for tests and debugging)
+        self._forward_forms: dict[tuple[object, ...], _Form] = {}  # see `_operands`
+        self._rule_forms: dict[tuple[object, ...], list[_Form | None]] = {}
 
     def const(self, value: float) -> str:
         """A name for a constant, shared by every constant with the same bits."""
@@ -155,7 +158,7 @@ class Program:
                         self.floats.add(node)
                     if self.batch_of and ins:
                         self._batch(node, ins)
-                    self.names[node] = self._forward(node, f"v{len(self.names)}")
+                    self.names[node] = self._forward(node, ins, f"v{len(self.names)}")
 
     def _batch(self, node: Node, ins: tuple[Node, ...]) -> None:
         """Record the batch ``node`` varies over: its inputs', none for a `batch_sum`."""
@@ -171,7 +174,7 @@ class Program:
         """Whether the eager call computes ``node`` as a plain float (`nodes.eager_kind`)."""
         return eager_kind(node, self.plain_inputs, self.kinds) == PLAIN
 
-    def _forward(self, node: Node, v: str) -> str:
+    def _forward(self, node: Node, ins: tuple[Node, ...], v: str) -> str:
         match node:
             case Const():
                 return self.const(node.value)
@@ -183,13 +186,58 @@ class Program:
                 self.emit(v, f"batch_sum({o}, {self.sizes[self.batch_of[x] - 1]})", (o,))
                 self.reductions.add(v)
             case _:
-                xs = [self._sym(x) for x in parents(node)]
-                if node in self.floats:  # Python's float arithmetic, with IEEE results
-                    src = node.float_source(xs)
+                key, names = self._operands(node, ins, None, own=False)
+                form = self._forward_forms.get(key)
+                if form is None:
+                    xs = [self._sym(x) for x in ins]
+                    if node in self.floats:  # Python's float arithmetic, with IEEE results
+                        src = node.float_source(xs)
+                    else:
+                        src = self._as_eager(node)[0].forward_source(xs)
+                    self.emit(v, src.src, src.uses)
+                    with contextlib.suppress(KeyError):  # a name it reads is not one of `names`
+                        self._forward_forms[key] = _form(src.src, src.uses, names)
                 else:
-                    src = self._as_eager(node)[0].forward_source(xs)
-                self.emit(v, src.src, src.uses)
+                    self.emit(v, form[0].format(*names), tuple([names[i] for i in form[1]]))
         return v
+
+    def _operands(
+        self, node: Node, ins: tuple[Node, ...], g: str | None, own: bool
+    ) -> tuple[tuple[object, ...], list[str]]:
+        """The names a node's code reads, and all else its code depends on.
+
+        The names: ``g`` (a cotangent) if given, the inputs', the node's own if
+        ``own``; each once, in that order. The key: the node's class, whether
+        it is a plain float, per input which of the names it is and what a
+        rule can see of it (a constant's bits, or whether it is a plain float,
+        which `_as_eager` lifts to a `Const`), and its fields that are not
+        inputs (`Compare`'s operator). Nodes with equal keys get the same
+        code, up to the names (`_form`).
+        """
+        names: list[str] = []
+        at: dict[str, int] = {}
+        gi = -1
+        if g is not None:
+            at[g] = gi = 0
+            names.append(g)
+        per = []
+        for x in ins:
+            name = self.names[x]
+            i = at.get(name)
+            if i is None:
+                i = at[name] = len(names)
+                names.append(name)
+            per.append((i, struct.pack("<d", x.value) if type(x) is Const else x in self.floats))
+        oi = -1
+        if own:
+            name = self.names[node]
+            i = at.get(name)
+            if i is None:
+                i = at[name] = len(names)
+                names.append(name)
+            oi = i
+        static = _static(node)
+        return (type(node), node in self.floats, tuple(per), gi, oi, static), names
 
     def _sym(self, node: Node) -> Sym:
         name = self.names[node]
@@ -365,10 +413,26 @@ class Program:
             cot[x] = target
 
     def _rule(self, node: Node, g: str) -> list[tuple[str, tuple[str, ...]] | None]:
-        """The node's ``vjp`` rule run on `Sym`: the code of each input's contribution."""
-        eager, names = self._as_eager(node)
-        outs = [None if o is None else sym(o) for o in eager.vjp(Sym(g, (g,)), names.__getitem__)]
-        return [None if o is None else (o.src, o.uses) for o in outs]  # a constant is a literal
+        """The node's ``vjp`` rule run on `Sym`: the code of each input's contribution.
+
+        The rule runs once per key (`_operands`); nodes with the same key reuse
+        its code with their own names.
+        """
+        key, names = self._operands(node, parents(node), g, own=node in self.names)
+        forms = self._rule_forms.get(key)
+        if forms is None:
+            eager, syms = self._as_eager(node)
+            outs = [
+                None if o is None else sym(o) for o in eager.vjp(Sym(g, (g,)), syms.__getitem__)
+            ]
+            code = [None if o is None else (o.src, o.uses) for o in outs]  # a constant: a literal
+            with contextlib.suppress(KeyError):  # a name it reads is not one of `names`
+                self._rule_forms[key] = [None if c is None else _form(*c, names) for c in code]
+            return code
+        return [
+            None if f is None else (f[0].format(*names), tuple([names[i] for i in f[1]]))
+            for f in forms
+        ]
 
     def link(self, outputs: Sequence[str]) -> Callable[[list[float]], tuple[float, ...]]:
         """Compile the statements into chunks of `CHUNK`; the result maps inputs to outputs.
@@ -451,6 +515,35 @@ class Program:
             target, _, uses = self.stmts[i]
             self.stmts[i] = (target, expr, uses)
         return batch.helpers()
+
+
+_STATIC: dict[type, tuple[str, ...]] = {}
+
+
+def _static(node: Node) -> tuple[object, ...]:
+    """The values of ``node``'s fields that are neither inputs nor its value (floats as bits)."""
+    cls = type(node)
+    names = _STATIC.get(cls)
+    if names is None:
+        inputs = set(cast(Op, node).inputs)
+        fields = attrs.fields(cls)
+        names = _STATIC[cls] = tuple(
+            f.name for f in fields if f.name not in inputs and f.name != "value"
+        )
+    values = [getattr(node, name) for name in names]
+    return tuple([struct.pack("<d", v) if type(v) is float else v for v in values])
+
+
+_Form = tuple[str, tuple[int, ...]]
+"""A statement's code up to names: a `str.format` string of name numbers, and the numbers
+its uses are."""
+
+
+def _form(src: str, uses: tuple[str, ...], names: list[str]) -> _Form:
+    """``src`` and ``uses`` with each of ``names`` replaced by its number (`KeyError`: another)."""
+    at = {name: i for i, name in enumerate(names)}
+    fmt = NAME.sub(lambda m: f"{{{at[m[0]]}}}", src.replace("{", "{{").replace("}", "}}"))
+    return fmt, tuple([at[u] for u in uses])
 
 
 _SUM_GROUP = 262_144
