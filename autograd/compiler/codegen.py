@@ -18,6 +18,7 @@ import itertools
 import math
 import re
 import struct
+import weakref
 from collections.abc import Callable, Sequence
 from typing import cast
 
@@ -140,7 +141,9 @@ class Program:
         """Raise `GraphTooBigError` if ``more`` statements would pass ``cap`` (the trace limit)."""
         cap = self.limit if cap is None else cap
         if len(self.stmts) + more > cap:
-            raise GraphTooBigError(f"over {cap} statements")
+            raise GraphTooBigError(
+                f"{len(self.stmts) + more:,} statements, over the {cap:,} allowed"
+            )
 
     def emit(self, target: str, expr: str, uses: tuple[str, ...]) -> None:
         self.stmts.append((target, expr, uses))
@@ -517,7 +520,8 @@ class Program:
         return batch.helpers()
 
 
-_STATIC: dict[type, tuple[str, ...]] = {}
+_STATIC: weakref.WeakKeyDictionary[type, tuple[str, ...]] = weakref.WeakKeyDictionary()
+"""Per node class, its fields that are neither inputs nor its value (a class may be dropped)."""
 
 
 def _static(node: Node) -> tuple[object, ...]:
