@@ -210,7 +210,11 @@ def test_graph_above_compile_budget_runs_eagerly(monkeypatch: pytest.MonkeyPatch
             x = ag.tanh(0.9 * x + 0.1)
         return x
 
-    assert bits(ag.jit(ag.value_and_grad(chain))(0.5)) == bits(ag.value_and_grad(chain)(0.5))
+    jitted = ag.jit(ag.value_and_grad(chain))
+    with pytest.warns(RuntimeWarning, match=r"jit\(chain\): .* too big .* run eagerly") as seen:
+        assert bits(jitted(0.5)) == bits(ag.value_and_grad(chain)(0.5))
+    assert len(seen) == 1
+    assert bits(jitted(0.7)) == bits(ag.value_and_grad(chain)(0.7))  # said once: no warning
 
 
 def test_graph_compiled_in_many_chunks(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -19,6 +19,7 @@ import inspect
 import operator
 import struct
 import threading
+import warnings
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Sequence
@@ -85,6 +86,11 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
 
     Returns:
         A function with ``fn``'s signature.
+
+    Warns:
+        RuntimeWarning: once per trace whose graph is too big to compile even
+            with its repeated code rolled into loops (over ``BUDGET``
+            statements): calls with those argument shapes run eagerly.
 
     Raises:
         TypeError: if ``fn`` is not callable or is a generator or coroutine
@@ -695,9 +701,17 @@ def _trace(
             entry = _compile_plain(program, result, fn, columns)
         else:
             entry = _compile_grad(program, vg, wrt_nums, result, wrt, trees, columns)
-    except (ExternalNodeError, GraphTooBigError):  # an outside node, or too big: stay eager
+    except (ExternalNodeError, GraphTooBigError) as e:  # an outside node, or too big: eager
         if bt is not None and bt.used:  # perhaps an array's elements used outside vmap
             return _trace(fn, vg, args, static, kwargs, loop=True)
+        if isinstance(e, GraphTooBigError):  # a cliff in speed: said, once per trace
+            warnings.warn(
+                f"jit({_name(fn)}): the traced graph is too big to compile ({e}, after "
+                "rolling repeated code into loops); calls with these argument shapes run "
+                "eagerly, with the same results",
+                RuntimeWarning,
+                stacklevel=3,  # the user's call of the jitted function
+            )
         return _eager(expand=bool(spans))
     except NotBatchable:  # a batch's values reach an output: only the loop gives them
         return _trace(fn, vg, args, static, kwargs, loop=True)
