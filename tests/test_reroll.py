@@ -32,7 +32,8 @@ from autograd.core.sym import HELPERS
 sys.path.insert(0, str(Path(__file__).parent))
 from jit_fuzz import bits  # the fuzzer is a script beside the tests
 
-INPUTS = ["a0", "a1", "a2", "a3", "k0", "k1"]
+ARGS = [0.3, -1.25, 2.0, 0.5, 1.5, -0.75, 0.0, 0.25, -2.0, 1.0, 0.125, -0.5]
+INPUTS = [f"a{i}" for i in range(len(ARGS))] + ["k0", "k1"]
 # Each keeps magnitudes bounded (so values stay informative), is not symmetric in its
 # operands, and some read one operand twice or name an input in their text.
 FORMS = [
@@ -104,7 +105,7 @@ class Pattern:
 def _pattern(
     rng: random.Random, r: int, period: int, segments: list[tuple[int, int, int]]
 ) -> Pattern:
-    kinds = ["carried", "fixed", "two back", "random"]
+    kinds = ["carried", "fixed", "two back", "random", "inputs", "inputs"]
     if r:
         kinds += ["local", "local"]
     if segments:
@@ -112,6 +113,8 @@ def _pattern(
     kind = rng.choice(kinds)
     if kind == "local":
         return Pattern(kind, rng.randrange(r))
+    if kind == "inputs":  # data points: inputs at a stride (wrapping around: out of step)
+        return Pattern(kind, rng.choice([1, -1, 2, 3]), rng.random())
     if kind.startswith("stream"):
         segment = rng.choice(segments)
         slot, step = rng.randrange(segment[1]), rng.choice([1, -1])
@@ -136,6 +139,8 @@ def _operand(
         return chosen if q < back else f"v{start + (q - back) * period + pat.slot}"
     if pat.kind == "fixed":
         return chosen
+    if pat.kind == "inputs":  # ``slot`` is the stride
+        return f"a{(int(pat.u * len(ARGS)) + pat.slot * q) % len(ARGS)}"
     if pat.kind.startswith("stream"):
         s2, p2, reps2 = pat.segment
         it = (int(pat.u * reps2) + pat.step * q) % reps2  # wraps around: out of step there
@@ -148,11 +153,12 @@ def _operand(
 def execute(
     stmts: list[Stmt], live: Sequence[str], namespace: dict[str, object]
 ) -> tuple[float, ...]:
-    src = "def f(a0, a1, a2, a3, k0, k1):\n" + "".join(f"    {t} = {e}\n" for t, e, _ in stmts)
+    src = "def f(R):\n    " + ", ".join(INPUTS[: len(ARGS)]) + " = R\n    k0, k1 = 0.7, -0.1\n"
+    src += "".join(f"    {t} = {e}\n" for t, e, _ in stmts)
     src += f"    return ({''.join(name + ', ' for name in live)})\n"
     exec(compile(src, "<test>", "exec"), namespace)
-    fn = cast("Callable[..., tuple[float, ...]]", namespace.pop("f"))  # generated: six floats
-    return fn(0.3, -1.25, 2.0, 0.5, 0.7, -0.1)
+    fn = cast("Callable[..., tuple[float, ...]]", namespace.pop("f"))  # generated: f(R)
+    return fn(list(ARGS))  # R: the inputs, as a compiled program's chunk reads them
 
 
 def test_reroll_finds_loops_and_keeps_every_value() -> None:
@@ -213,7 +219,7 @@ def test_deep_chain_compiles_to_two_loops_with_eager_bits(
     assert calls == 1  # traced once, then compiled code
     loops = [s for s in sources if s.startswith("def loop")]
     assert len(loops) == 2  # the forward chain and the backward sweep over it
-    assert "reversed(" in loops[1]  # the sweep reads the forward values last first
+    assert "reversed(" in loops[1] or "[::-1]" in loops[1]  # the forward values, last first
     assert sum(s.count("\n") for s in sources) < 60  # not 15,000 statements
 
 
@@ -240,3 +246,36 @@ def test_budget_counts_what_is_compiled_after_rolling(monkeypatch: pytest.Monkey
         eager(0.25)
     eager(0.5)
     assert calls == 4  # the trace, then each of the two calls eagerly
+
+
+def test_recurrence_over_a_sequence_of_inputs_compiles_to_loops_reading_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An RNN's steps read one input each: a loop reads the inputs at their stride."""
+    monkeypatch.undo()
+    sources: list[str] = []
+    link = _codegen.Program.link
+
+    def spy(self: _codegen.Program, outputs: Sequence[str]) -> object:
+        run = link(self, outputs)
+        sources.extend(self.sources)
+        return run
+
+    monkeypatch.setattr(_codegen.Program, "link", spy)
+
+    def rnn(w: Scalar, xs: Sequence[float]) -> Scalar:
+        h: Scalar = 0.0
+        for x in xs:
+            h = ag.tanh(w * h + x)
+        return h
+
+    xs = [0.5 * i % 3.0 - 1.5 for i in range(2000)]
+    vg = ag.value_and_grad(rnn)
+    jitted = ag.jit(vg)
+    for w in (0.5, -1.25):
+        assert bits(jitted(w, xs)) == bits(vg(w, xs))
+    assert bits(jitted(0.5, xs[::-1])) == bits(vg(0.5, xs[::-1]))  # new values, same code
+    loops = [s for s in sources if s.startswith("def loop")]
+    assert len(loops) == 2
+    assert "[1:" in loops[0]  # the forward loop walks the inputs (after w, input 0) in step
+    assert sum(s.count("\n") for s in sources) < 80

@@ -8,12 +8,13 @@ as a loop, the body is compiled once.
 `reroll` finds runs in the straight-line statements: a body of ``period``
 statements repeated ``count`` times, the same expressions in the same order,
 each operand of a body statement found in the same place at every iteration.
-Where an operand lives (`_Ref`): a local of the same iteration, a value
-carried from the previous iteration (the first reads the value before the
-run), one value for all iterations, or the iterations of an earlier run,
-forwards or backwards (the backward sweep reads the forward values in
-reverse). The loop runs the very statements in the very order on the very
-operands; only where values are kept changes, so results keep their bits.
+Where an operand lives: a local of the same iteration, a value carried from
+the previous iteration (the first reads the value before the run), one value
+for all iterations, the iterations of an earlier run, forwards or backwards
+(the backward sweep reads the forward values in reverse), or inputs at a
+fixed stride (an RNN reads one input a step). The loop runs the very
+statements in the very order on the very operands; only where values are
+kept changes, so results keep their bits.
 
 Each loop is a generated function ``loopN(...)``, called by one statement of
 the program; it returns the lists and last values that later statements read,
@@ -51,6 +52,9 @@ _CARRIED = 1  # (_CARRIED, slot, init): the previous iteration's; the first read
 _FIXED = 2  # (_FIXED, j): statement j, before the run, at every iteration
 _LIST = 3  # (_LIST, run, slot, first, step): iteration ``first + step * q`` of an earlier run
 _OUTSIDE = 4  # only at the first iteration, before the kind is known: (_OUTSIDE, j)
+_INPUTS = 5  # (_INPUTS, first, step): input ``first + step * q`` (step not 0)
+
+# Operands are statement indices, and inputs: input i (named ``a{i}``) is -1 - i.
 
 
 class _Run:
@@ -131,11 +135,11 @@ def reroll(
 
 
 def _forms(stmts: list[Stmt], index: dict[str, int]) -> tuple[list[int], list[list[int]]]:
-    """Each statement's form (its text with statement operands numbered) and those operands.
+    """Each statement's form (its text with operands numbered) and those operands.
 
-    Two statements have the same form when they compute the same expression
-    of the same inputs and constants, their statement operands aside (in
-    order of first use, the same repeated ones).
+    Operands are statements and inputs (`_input`). Two statements have the
+    same form when they compute the same expression of the same constants,
+    their operands aside (in order of first use, the same repeated ones).
     """
     ids: dict[tuple[str, ...], int] = {}
     forms: list[int] = []
@@ -145,7 +149,10 @@ def _forms(stmts: list[Stmt], index: dict[str, int]) -> tuple[list[int], list[li
         parts = split(expr)  # text, name, text, name, ..., text
         ops: list[int] = []
         for k in range(1, len(parts), 2):
-            j = get(parts[k])
+            name = parts[k]
+            j = get(name)
+            if j is None and name[0] == "a":
+                j = -1 - int(name[1:])
             if j is not None:
                 if j not in ops:
                     ops.append(j)
@@ -191,10 +198,13 @@ def _best_run(
         if j >= n or p > MAX_PERIOD or i + min_reps * p > n:
             break
         j = nxt[j]
-        if any(p % f == 0 for f in found):
+        if found and any(p % f == 0 for f in found):
             continue
-        if forms[i : i + (min_reps - 1) * p] != forms[i + p : i + min_reps * p]:
-            continue  # not even the forms repeat often enough: the common case, in C
+        last = i + (min_reps - 1) * p  # the last iteration's first statement
+        if forms[last] != forms[i] or forms[last + p - 1] != forms[i + p - 1]:
+            continue  # a quick look first: most candidates fail it
+        if forms[i:last] != forms[i + p : last + p]:
+            continue  # not even the forms repeat often enough
         run = _extent(i, p, forms, operands, owner, runs)
         if run is None or run.count < min_reps or run.count * p < min_statements:
             continue
@@ -219,6 +229,8 @@ def _extent(
     compared iteration by iteration, so a run that breaks early costs little.
     """
     n = len(forms)
+    if not _may_pair(s, p, operands, owner):
+        return None
     body = forms[s : s + p]
     refs: list[list[tuple[int, ...]]] = []
     q = 0
@@ -232,6 +244,29 @@ def _extent(
     if q < 2:
         return None
     return _Run(s, p, q, refs)
+
+
+def _may_pair(s: int, p: int, operands: list[list[int]], owner: list[int]) -> bool:
+    """A quick test of the first two iterations, on indices alone: False if no kind fits.
+
+    Each operand of the second must sit where some kind puts it, given the
+    first's: ``p`` later (this iteration's), the same (before the run), in
+    the first iteration (the previous one's), another input, or another
+    statement of the same earlier run. Most candidate periods fail here.
+    """
+    end = s + p
+    for r in range(s, end):
+        for j0, j1 in zip(operands[r], operands[r + p], strict=True):
+            if j0 >= s:
+                if j1 != j0 + p:
+                    return False
+            elif j1 != j0 and not s <= j1 < end:
+                if j0 < 0 or j1 < 0:
+                    if not (j0 < 0 and j1 < 0):
+                        return False
+                elif owner[j0] < 0 or owner[j0] != owner[j1]:
+                    return False
+    return True
 
 
 def _iteration(
@@ -266,6 +301,11 @@ def _iteration(
     return True
 
 
+def _name(j: int, stmts: list[Stmt]) -> str:
+    """The name of operand ``j``: a statement's target, or an input."""
+    return stmts[j][0] if j >= 0 else f"a{-1 - j}"
+
+
 def _where(
     j: int, s: int, p: int, q: int, owner: list[int], runs: list[_Run]
 ) -> tuple[int, ...] | None:
@@ -294,6 +334,8 @@ def _second(
     j1 = second[1]
     if j1 == j0:
         return (_FIXED, j0)
+    if j0 < 0 or j1 < 0:  # inputs, at a stride: data points
+        return (_INPUTS, -1 - j0, j0 - j1) if j0 < 0 and j1 < 0 else None
     o = owner[j0]
     if o < 0 or owner[j1] != o:
         return None
@@ -317,6 +359,10 @@ def _agrees(
     j = got[1]
     if kind == _FIXED:
         return j == want[1]
+    if kind == _INPUTS:
+        return j == -1 - (want[1] + want[2] * q)
+    if j < 0:
+        return False
     _, o, r, first, step = want  # _LIST
     return owner[j] == o and runs[o].where(j) == (first + step * q, r)
 
@@ -338,9 +384,8 @@ def _reads(
     wanted: list[dict[int, None]] = [{} for _ in runs]
 
     def read(j: int) -> None:
-        o = owner[j]
-        if o >= 0:
-            wanted[o][j] = None
+        if j >= 0 and owner[j] >= 0:  # not an input, and in a run
+            wanted[owner[j]][j] = None
 
     for i, ops in enumerate(operands):
         if owner[i] < 0:
@@ -398,7 +443,7 @@ def _loop_source(
             if ref[0] == _CARRIED:
                 readers.setdefault(ref[1], []).append(r)
                 inits.setdefault(ref[1], {})[ref[2]] = None
-            elif ref[0] == _LIST:
+            elif ref[0] == _LIST or ref[0] == _INPUTS:
                 streams.setdefault(ref, f"_e{len(streams)}")
     pre: list[str] = []
     post: list[str] = []
@@ -409,11 +454,23 @@ def _loop_source(
         for init in inits[rr]:
             local = f"_s{rr}" if reuse else f"_c{len(carried)}"
             carried[(rr, init)] = local
-            pre.append(f"    {local} = {param(stmts[init][0])}")
+            pre.append(f"    {local} = {param(_name(init, stmts))}")
             if not reuse:
                 post.append(f"        {local} = _s{rr}")
     iters = []
-    for (_, o2, r2, first, step), local in streams.items():
+    for ref, local in streams.items():
+        if ref[0] == _INPUTS:  # R: the inputs first (a lone chunk's R is the inputs list)
+            _, first, step = ref
+            inputs = param("R")
+            last = first + step * (run.count - 1)
+            it = (
+                f"{inputs}[{first}:{last + 1}:{step}]"
+                if step > 0
+                else f"{inputs}[{first}::{step}][:{run.count}]"
+            )
+            iters.append((local, it))
+            continue
+        _, o2, r2, first, step = ref
         other = runs[o2]
         whole = param(f"l{o2}[{sorted(other.stored).index(r2)}]")
         k, k2 = run.count, other.count
@@ -428,7 +485,7 @@ def _loop_source(
     base = run.start + p  # the second iteration: every operand's kind is fixed there
     for r in range(p):
         i = base + r
-        names = [stmts[j][0] for j in operands[i]]
+        names = [_name(j, stmts) for j in operands[i]]
         parts = _SPLIT.split(stmts[i][1])
         for k in range(1, len(parts), 2):
             name = parts[k]
@@ -441,7 +498,7 @@ def _loop_source(
             elif ref[0] == _CARRIED:
                 parts[k] = carried[(ref[1], ref[2])]
             elif ref[0] == _FIXED:
-                parts[k] = param(stmts[ref[1]][0])
+                parts[k] = param(_name(ref[1], stmts))
             else:
                 parts[k] = streams[ref]
         body.append(f"        _s{r} = {''.join(parts)}")
