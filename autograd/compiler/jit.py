@@ -1,9 +1,10 @@
 """`jit`: trace a function once per argument structure, compile its graph, cache it.
 
 Tracing calls the function on fresh `Leaf` variables, so its graph is the
-eager graph; `_codegen` turns it into straight-line Python. A traced function
-must not read ``.value`` of a node that depends on its inputs: a Python
-``if`` on that value would be frozen into the compiled code. While a trace
+eager graph; `codegen` turns it into Python, repeated code rolled into loops
+(`reroll`). A traced function must not read ``.value`` of a node that
+depends on its inputs: a Python ``if`` on that value would be frozen into
+the compiled code. While a trace
 runs, such reads raise `TypeError` at once (see `_guard`).
 
 The cache of each jitted function is keyed by the structure of the traced
@@ -63,7 +64,7 @@ CACHE_SIZE = 128
 
 
 def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callable[P, T]:
-    """``fn`` compiled: traced once per argument structure, then straight-line code.
+    """``fn`` compiled: traced once per argument structure, then compiled code.
 
     The first call with a new structure (container types, lengths, dict keys
     in order) or new static arguments traces ``fn`` and compiles its graph;
