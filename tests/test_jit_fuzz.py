@@ -202,16 +202,15 @@ def _old_registers(
     return reg
 
 
-_Rule = Callable[[_codegen.Program, Node, str], list[tuple[str, tuple[str, ...]] | None]]
+_Code = list[tuple[str, tuple[str, ...], tuple[str, tuple[int, ...]] | None] | None]
+_Rule = Callable[[_codegen.Program, Node, str], _Code]
 
 
 def _wrong_sigmoid_rule(rule: _Rule) -> _Rule:
-    def wrong(
-        self: _codegen.Program, node: Node, g: str
-    ) -> list[tuple[str, tuple[str, ...]] | None]:
+    def wrong(self: _codegen.Program, node: Node, g: str) -> _Code:
         if type(node) is Sigmoid:
             v = self.names[node]
-            return [(f"{g} * (1.0 - {v})", (g, v))]  # forgot the factor s
+            return [(f"{g} * (1.0 - {v})", (g, v), None)]  # forgot the factor s
         return rule(self, node, g)
 
     return wrong

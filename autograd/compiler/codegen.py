@@ -125,6 +125,7 @@ class Program:
         self.stmts: list[Stmt] = []
         self.orders: dict[Node, list[tuple[Node, tuple[Node, ...]]]] = {}
         self.sources: list[str] = []  # the generated chunks, once linked (for tests and debugging)
+        self.written: list[_Form | None] = []  # per statement: the shared form it came from
         self._forward_forms: dict[tuple[object, ...], _Form] = {}  # see `_operands`
         self._rule_forms: dict[tuple[object, ...], list[_Form | None]] = {}
 
@@ -145,8 +146,12 @@ class Program:
                 f"{len(self.stmts) + more:,} statements, over the {cap:,} allowed"
             )
 
-    def emit(self, target: str, expr: str, uses: tuple[str, ...]) -> None:
+    def emit(
+        self, target: str, expr: str, uses: tuple[str, ...], form: _Form | None = None
+    ) -> None:
+        """Append a statement; ``form``: the shared `_Form` it was written from, if any."""
         self.stmts.append((target, expr, uses))
+        self.written.append(form)
 
     def forward(self, outputs: Sequence[Node]) -> None:
         """Statements computing every node the outputs depend on, inputs first."""
@@ -201,7 +206,7 @@ class Program:
                     with contextlib.suppress(KeyError):  # a name it reads is not one of `names`
                         self._forward_forms[key] = _form(src.src, src.uses, names)
                 else:
-                    self.emit(v, form[0].format(*names), tuple([names[i] for i in form[1]]))
+                    self.emit(v, form[0].format(*names), tuple([names[i] for i in form[1]]), form)
         return v
 
     def _operands(
@@ -393,7 +398,7 @@ class Program:
         for x, contribution in zip(ins, self._rule(node, cot[node]), strict=True):
             if x not in needs or contribution is None:
                 continue
-            expr, uses = contribution
+            expr, uses, form = contribution
             if b and x not in self.batch_of:  # one per example, into one number: summed later
                 key = (x, b)
                 prev_v = self.vcot.get(key)
@@ -410,13 +415,13 @@ class Program:
                 continue
             target = f"g{len(self.stmts)}"
             if prev is None:
-                self.emit(target, expr, uses)
+                self.emit(target, expr, uses, form)
             else:  # the sweep's `prev + gx`
                 self.emit(target, f"{prev} + ({expr})", (prev, *uses))
             cot[x] = target
 
-    def _rule(self, node: Node, g: str) -> list[tuple[str, tuple[str, ...]] | None]:
-        """The node's ``vjp`` rule run on `Sym`: the code of each input's contribution.
+    def _rule(self, node: Node, g: str) -> list[tuple[str, tuple[str, ...], _Form | None] | None]:
+        """The node's ``vjp`` rule run on `Sym`: each input's contribution and its `_Form`.
 
         The rule runs once per key (`_operands`); nodes with the same key reuse
         its code with their own names.
@@ -429,11 +434,14 @@ class Program:
                 None if o is None else sym(o) for o in eager.vjp(Sym(g, (g,)), syms.__getitem__)
             ]
             code = [None if o is None else (o.src, o.uses) for o in outs]  # a constant: a literal
-            with contextlib.suppress(KeyError):  # a name it reads is not one of `names`
-                self._rule_forms[key] = [None if c is None else _form(*c, names) for c in code]
-            return code
+            try:
+                forms = self._rule_forms[key] = [
+                    None if c is None else _form(*c, names) for c in code
+                ]
+            except KeyError:  # one reads a name not among `names`: written each time
+                return [None if c is None else (*c, None) for c in code]
         return [
-            None if f is None else (f[0].format(*names), tuple([names[i] for i in f[1]]))
+            None if f is None else (f[0].format(*names), tuple([names[i] for i in f[1]]), f)
             for f in forms
         ]
 
@@ -455,7 +463,9 @@ class Program:
         if self.batch is not None:
             namespace_extra = self._rewrite(self.batch)
         elif len(self.stmts) >= REROLL_FROM:
-            self.stmts, namespace_extra, loops = reroll.reroll(self.stmts, names, HELPERS)
+            self.stmts, namespace_extra, loops = reroll.reroll(
+                self.stmts, names, HELPERS, self.written
+            )
             self.sources += loops
         self._check(0, self.budget)
         chunks = [self.stmts[i : i + CHUNK] for i in range(0, len(self.stmts), CHUNK)] or [[]]
@@ -544,8 +554,15 @@ its uses are."""
 
 
 def _form(src: str, uses: tuple[str, ...], names: list[str]) -> _Form:
-    """``src`` and ``uses`` with each of ``names`` replaced by its number (`KeyError`: another)."""
+    """``src`` and ``uses`` with each of ``names`` replaced by its number.
+
+    `KeyError` if ``src`` reads a name not among ``names``, or ``uses`` does not
+    list each name ``src`` reads (`reroll` reads a formed statement's operands
+    from its uses).
+    """
     at = {name: i for i, name in enumerate(names)}
+    if set(NAME.findall(src)) != set(uses):
+        raise KeyError(src)
     fmt = NAME.sub(lambda m: f"{{{at[m[0]]}}}", src.replace("{", "{{").replace("}", "}}"))
     return fmt, tuple([at[u] for u in uses])
 

@@ -76,7 +76,10 @@ class _Run:
 
 
 def reroll(
-    stmts: list[Stmt], live_out: Sequence[str], helpers: dict[str, object]
+    stmts: list[Stmt],
+    live_out: Sequence[str],
+    helpers: dict[str, object],
+    written: Sequence[object] = (),
 ) -> tuple[list[Stmt], dict[str, object], list[str]]:
     """``stmts`` with each run of repeated statements replaced by a call of a generated loop.
 
@@ -84,10 +87,14 @@ def reroll(
     statements read, compiled with ``helpers`` as their globals) and their
     sources. Every name in ``live_out`` and every name a remaining statement
     reads is set, as before, to the same value.
+
+    ``written`` may give, per statement, the form it was written from (None:
+    unknown): statements written from the same form differ only in their
+    operands, which their uses list in the same order. That spares parsing.
     """
     n = len(stmts)
     index = {t: i for i, (t, _, _) in enumerate(stmts)}
-    forms, operands = _forms(stmts, index)
+    forms, operands = _forms(stmts, index, written)
     nxt = _next_same(forms)
     owner = [-1] * n
     runs: list[_Run] = []
@@ -134,20 +141,40 @@ def reroll(
     return out, loops, sources
 
 
-def _forms(stmts: list[Stmt], index: dict[str, int]) -> tuple[list[int], list[list[int]]]:
+def _forms(
+    stmts: list[Stmt], index: dict[str, int], written: Sequence[object] = ()
+) -> tuple[list[int], list[list[int]]]:
     """Each statement's form (its text with operands numbered) and those operands.
 
     Operands are statements and inputs (`_input`). Two statements have the
     same form when they compute the same expression of the same constants,
     their operands aside (in order of first use, the same repeated ones).
     """
-    ids: dict[tuple[str, ...], int] = {}
+    ids: dict[object, int] = {}
     forms: list[int] = []
     operands: list[list[int]] = []
     split, get, intern = _SPLIT.split, index.get, ids.setdefault
-    for _, expr, _ in stmts:
+    known = len(written) == len(stmts)
+    for i, (_, expr, uses) in enumerate(stmts):
+        form = written[i] if known else None
+        if form is not None:  # keyed by a pair of tuples: never equal to a parsed form's strs
+            ops: list[int] = []
+            consts = []  # a constant (``k``) in a place is part of the form, as when parsed
+            for name in uses:
+                j = get(name)
+                if j is None and name[0] == "a":
+                    j = -1 - int(name[1:])
+                if j is None:
+                    consts.append(name)
+                    continue
+                consts.append("")
+                if j not in ops:
+                    ops.append(j)
+            forms.append(intern((form, tuple(consts)), len(ids)))
+            operands.append(ops)
+            continue
         parts = split(expr)  # text, name, text, name, ..., text
-        ops: list[int] = []
+        ops = []
         for k in range(1, len(parts), 2):
             name = parts[k]
             j = get(name)
