@@ -203,15 +203,15 @@ def _old_registers(
 
 
 _Code = list[tuple[str, tuple[str, ...], tuple[str, tuple[int, ...]] | None] | None]
-_Rule = Callable[[_codegen.Program, Node, str], _Code]
+_Rule = Callable[[_codegen.Program, Node, tuple[Node, ...], str], _Code]
 
 
 def _wrong_sigmoid_rule(rule: _Rule) -> _Rule:
-    def wrong(self: _codegen.Program, node: Node, g: str) -> _Code:
+    def wrong(self: _codegen.Program, node: Node, ins: tuple[Node, ...], g: str) -> _Code:
         if type(node) is Sigmoid:
             v = self.names[node]
             return [(f"{g} * (1.0 - {v})", (g, v), None)]  # forgot the factor s
-        return rule(self, node, g)
+        return rule(self, node, ins, g)
 
     return wrong
 

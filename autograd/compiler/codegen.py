@@ -18,7 +18,6 @@ import itertools
 import math
 import re
 import struct
-import weakref
 from collections.abc import Callable, Sequence
 from typing import cast
 
@@ -235,7 +234,8 @@ class Program:
             if i is None:
                 i = at[name] = len(names)
                 names.append(name)
-            per.append((i, struct.pack("<d", x.value) if type(x) is Const else x in self.floats))
+            # a constant's name stands for its bits (`const`)
+            per.append((i, name if type(x) is Const else x in self.floats))
         oi = -1
         if own:
             name = self.names[node]
@@ -395,7 +395,7 @@ class Program:
         name (``Add`` passes ``g`` on) is shared without a copy.
         """
         b = self.batch_of.get(node, 0) if self.batch_of else 0
-        for x, contribution in zip(ins, self._rule(node, cot[node]), strict=True):
+        for x, contribution in zip(ins, self._rule(node, ins, cot[node]), strict=True):
             if x not in needs or contribution is None:
                 continue
             expr, uses, form = contribution
@@ -420,13 +420,15 @@ class Program:
                 self.emit(target, f"{prev} + ({expr})", (prev, *uses))
             cot[x] = target
 
-    def _rule(self, node: Node, g: str) -> list[tuple[str, tuple[str, ...], _Form | None] | None]:
+    def _rule(
+        self, node: Node, ins: tuple[Node, ...], g: str
+    ) -> list[tuple[str, tuple[str, ...], _Form | None] | None]:
         """The node's ``vjp`` rule run on `Sym`: each input's contribution and its `_Form`.
 
         The rule runs once per key (`_operands`); nodes with the same key reuse
         its code with their own names.
         """
-        key, names = self._operands(node, parents(node), g, own=node in self.names)
+        key, names = self._operands(node, ins, g, own=node in self.names)
         forms = self._rule_forms.get(key)
         if forms is None:
             eager, syms = self._as_eager(node)
@@ -530,20 +532,11 @@ class Program:
         return batch.helpers()
 
 
-_STATIC: weakref.WeakKeyDictionary[type, tuple[str, ...]] = weakref.WeakKeyDictionary()
-"""Per node class, its fields that are neither inputs nor its value (a class may be dropped)."""
-
-
 def _static(node: Node) -> tuple[object, ...]:
-    """The values of ``node``'s fields that are neither inputs nor its value (floats as bits)."""
-    cls = type(node)
-    names = _STATIC.get(cls)
-    if names is None:
-        inputs = set(cast(Op, node).inputs)
-        fields = attrs.fields(cls)
-        names = _STATIC[cls] = tuple(
-            f.name for f in fields if f.name not in inputs and f.name != "value"
-        )
+    """The values of ``node``'s `Op.static_fields` (floats as bits): what else its rules see."""
+    names = cast(Op, node).static_fields
+    if not names:
+        return ()
     values = [getattr(node, name) for name in names]
     return tuple([struct.pack("<d", v) if type(v) is float else v for v in values])
 

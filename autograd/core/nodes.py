@@ -511,6 +511,8 @@ class Op(_Arith):
     inputs: ClassVar[tuple[str, ...]] = ()
     const_variant: ClassVar[int | None] = None
     """An input whose being a `Const` changes the rules (Pow's exponent), if any."""
+    static_fields: ClassVar[tuple[str, ...]] = ()
+    """Fields that are neither inputs nor ``value`` (`Compare`'s operator), set by `define`."""
     value: float
 
     def _forward(self) -> float:
@@ -568,6 +570,9 @@ def define(cls: type[_OpT]) -> type[_OpT]:
     """Complete an op class from its definition (see `Op`)."""
     fields = attrs.fields(cast("type[attrs.AttrsInstance]", cls))  # define follows attrs.frozen
     cls.inputs = tuple(f.name for f in fields if f.converter is _input)
+    cls.static_fields = tuple(
+        f.name for f in fields if f.converter is not _input and f.name != "value"
+    )
     OPS[cls.name] = cls
     if _all_defined:  # an op defined after this module (a user's): complete it now
         try:
