@@ -54,17 +54,20 @@ def every_run(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_reroll, "MIN_STATEMENTS", 2)
 
 
-def random_program(seed: int) -> tuple[list[Stmt], list[str]]:
+def random_program(seed: int) -> tuple[list[Stmt], list[str], list[object]]:
     """Random statements with repeated segments, and the names read at the end."""
     rng = random.Random(seed)
     names: list[str] = []  # statement targets so far
+    written: list[object] = []  # the form each statement was written from
     stmts: list[Stmt] = []
     segments: list[tuple[int, int, int]] = []  # (first statement, period, reps)
 
     def emit(form: str, x: str, y: str) -> None:
         t = f"v{len(stmts)}"
         expr = form.format(x, y)
-        stmts.append((t, expr, tuple(dict.fromkeys(_reroll.NAME.findall(expr)))))
+        # uses: every name read, in order, as `Program` lists a statement written from a form
+        stmts.append((t, expr, tuple(_reroll.NAME.findall(expr))))
+        written.append(form)
         names.append(t)
 
     def anything() -> str:
@@ -89,7 +92,7 @@ def random_program(seed: int) -> tuple[list[Stmt], list[str]]:
     live = rng.sample(names, rng.randint(1, len(names)))
     if rng.random() < 0.3:
         live = list(names)  # every value read after its loop
-    return stmts, live
+    return stmts, live, written
 
 
 @attrs.frozen
@@ -162,12 +165,14 @@ def execute(
     return fn(list(ARGS))  # R: the inputs, as a compiled program's chunk reads them
 
 
-def test_reroll_finds_loops_and_keeps_every_value() -> None:
+@pytest.mark.parametrize("told", [False, True], ids=["parsed", "written"])
+def test_reroll_finds_loops_and_keeps_every_value(told: bool) -> None:
+    """Forms parsed from the text, or told by the form each statement was written from."""
     rolled = 0
     for seed in range(600):
-        stmts, live = random_program(seed)
+        stmts, live, written = random_program(seed)
         want = execute(stmts, live, dict(HELPERS))
-        new, loops, _ = reroll(list(stmts), live, HELPERS)
+        new, loops, _ = reroll(list(stmts), live, HELPERS, written if told else ())
         rolled += bool(loops)
         got = execute(new, live, {**HELPERS, **loops})
         assert bits(list(got)) == bits(list(want)), seed
@@ -177,8 +182,8 @@ def test_reroll_finds_loops_and_keeps_every_value() -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.integers(min_value=0, max_value=2**32))
 def test_reroll_keeps_every_value_on_any_program(seed: int) -> None:
-    stmts, live = random_program(seed)
-    new, loops, _ = reroll(list(stmts), live, HELPERS)
+    stmts, live, written = random_program(seed)
+    new, loops, _ = reroll(list(stmts), live, HELPERS, written if seed % 2 else ())
     assert bits(list(execute(new, live, {**HELPERS, **loops}))) == bits(
         list(execute(stmts, live, dict(HELPERS)))
     )

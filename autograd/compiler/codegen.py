@@ -124,7 +124,7 @@ class Program:
         self.stmts: list[Stmt] = []
         self.orders: dict[Node, list[tuple[Node, tuple[Node, ...]]]] = {}
         self.sources: list[str] = []  # the generated chunks, once linked (for tests and debugging)
-        self.written: list[_Form | None] = []  # per statement: the shared form it came from
+        self.written: list[object] = []  # per statement: the shared form it came from, or None
         self._forward_forms: dict[tuple[object, ...], _Form] = {}  # see `_operands`
         self._rule_forms: dict[tuple[object, ...], list[_Form | None]] = {}
 
@@ -145,9 +145,7 @@ class Program:
                 f"{len(self.stmts) + more:,} statements, over the {cap:,} allowed"
             )
 
-    def emit(
-        self, target: str, expr: str, uses: tuple[str, ...], form: _Form | None = None
-    ) -> None:
+    def emit(self, target: str, expr: str, uses: tuple[str, ...], form: object = None) -> None:
         """Append a statement; ``form``: the shared `_Form` it was written from, if any."""
         self.stmts.append((target, expr, uses))
         self.written.append(form)
@@ -417,7 +415,8 @@ class Program:
             if prev is None:
                 self.emit(target, expr, uses, form)
             else:  # the sweep's `prev + gx`
-                self.emit(target, f"{prev} + ({expr})", (prev, *uses))
+                summed = None if form is None else (_SUM, form)  # `reroll` needs no parsing
+                self.emit(target, f"{prev} + ({expr})", (prev, *uses), summed)
             cot[x] = target
 
     def _rule(
@@ -540,6 +539,9 @@ def _static(node: Node) -> tuple[object, ...]:
     values = [getattr(node, name) for name in names]
     return tuple([struct.pack("<d", v) if type(v) is float else v for v in values])
 
+
+_SUM = "prev + (...)"
+"""Marks the form of a sweep's sum ``prev + (contribution)`` built on a contribution's form."""
 
 _Form = tuple[str, tuple[int, ...]]
 """A statement's code up to names: a `str.format` string of name numbers, and the numbers

@@ -159,18 +159,18 @@ def _forms(
         form = written[i] if known else None
         if form is not None:  # keyed by a pair of tuples: never equal to a parsed form's strs
             ops: list[int] = []
-            consts = []  # a constant (``k``) in a place is part of the form, as when parsed
+            places: list[object] = []  # per use: a constant's name, or which operand, as parsed
             for name in uses:
                 j = get(name)
                 if j is None and name[0] == "a":
                     j = -1 - int(name[1:])
                 if j is None:
-                    consts.append(name)
+                    places.append(name)
                     continue
-                consts.append("")
                 if j not in ops:
                     ops.append(j)
-            forms.append(intern((form, tuple(consts)), len(ids)))
+                places.append(ops.index(j))
+            forms.append(intern((form, tuple(places)), len(ids)))
             operands.append(ops)
             continue
         parts = split(expr)  # text, name, text, name, ..., text
@@ -230,6 +230,8 @@ def _best_run(
         last = i + (min_reps - 1) * p  # the last iteration's first statement
         if forms[last] != forms[i] or forms[last + p - 1] != forms[i + p - 1]:
             continue  # a quick look first: most candidates fail it
+        if not _may_pair(i, p, forms, operands, owner):
+            continue  # the second iteration's operands fit no kind: most of the rest
         if forms[i:last] != forms[i + p : last + p]:
             continue  # not even the forms repeat often enough
         run = _extent(i, p, forms, operands, owner, runs)
@@ -256,8 +258,6 @@ def _extent(
     compared iteration by iteration, so a run that breaks early costs little.
     """
     n = len(forms)
-    if not _may_pair(s, p, operands, owner):
-        return None
     body = forms[s : s + p]
     refs: list[list[tuple[int, ...]]] = []
     q = 0
@@ -273,16 +273,21 @@ def _extent(
     return _Run(s, p, q, refs)
 
 
-def _may_pair(s: int, p: int, operands: list[list[int]], owner: list[int]) -> bool:
+def _may_pair(
+    s: int, p: int, forms: list[int], operands: list[list[int]], owner: list[int]
+) -> bool:
     """A quick test of the first two iterations, on indices alone: False if no kind fits.
 
-    Each operand of the second must sit where some kind puts it, given the
-    first's: ``p`` later (this iteration's), the same (before the run), in
-    the first iteration (the previous one's), another input, or another
-    statement of the same earlier run. Most candidate periods fail here.
+    The two must have the same forms, and each operand of the second must
+    sit where some kind puts it, given the first's: ``p`` later (this
+    iteration's), the same (before the run), in the first iteration (the
+    previous one's), another input, or another statement of the same earlier
+    run. Most candidate periods fail here.
     """
     end = s + p
     for r in range(s, end):
+        if forms[r] != forms[r + p]:
+            return False
         for j0, j1 in zip(operands[r], operands[r + p], strict=True):
             if j0 >= s:
                 if j1 != j0 + p:
