@@ -314,6 +314,7 @@ def every_run() -> None:
     _codegen.REROLL_FROM = 0
     _reroll.MIN_REPS = 2
     _reroll.MIN_STATEMENTS = 2
+    _reroll.STRIDE = 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -56,6 +56,7 @@ def test_jit_agrees_with_eager_when_every_repeated_run_is_a_loop(
     monkeypatch.setattr(_codegen, "REROLL_FROM", 0)  # `jit_fuzz.every_run`, undone after
     monkeypatch.setattr(_reroll, "MIN_REPS", 2)
     monkeypatch.setattr(_reroll, "MIN_STATEMENTS", 2)
+    monkeypatch.setattr(_reroll, "STRIDE", 1)
     loops = 0
     link = _codegen.Program.link
 

@@ -52,6 +52,7 @@ def every_run(monkeypatch: pytest.MonkeyPatch) -> None:
     """Roll every run of two or more iterations (by default only long runs are rolled)."""
     monkeypatch.setattr(_reroll, "MIN_REPS", 2)
     monkeypatch.setattr(_reroll, "MIN_STATEMENTS", 2)
+    monkeypatch.setattr(_reroll, "STRIDE", 1)
 
 
 def random_program(seed: int) -> tuple[list[Stmt], list[str], list[object]]:
