@@ -481,7 +481,9 @@ class Program:
                 else:  # a global of the chunk: the very object, NaN payload and sign included
                     literals[k] = k
                     namespace_extra[k] = v
-        slots: dict[str, int] = {}  # the list R: inputs, constants, then names crossing chunks
+        # the list R: inputs (first: `reroll`'s loops read them as slices of R), constants,
+        # then names crossing chunks
+        slots: dict[str, int] = {}
         for name in (*self.input_names, *(k for k in const_names if k not in literals)):
             slots[name] = len(slots)
         home = {t: ci for ci, chunk in enumerate(chunks) for t, _, _ in chunk}
@@ -664,7 +666,7 @@ def _run_chunks(
     fns: list[_Chunk], consts: list[float], size: int, out: list[int]
 ) -> Callable[[list[float]], tuple[float, ...]]:
     def run(inputs: list[float]) -> tuple[float, ...]:
-        r: list[object] = [*inputs, *consts]
+        r: list[object] = [*inputs, *consts]  # inputs first, as `reroll`'s loops read them
         r.extend([None] * (size - len(r)))
         for fn in fns:
             fn(r)
