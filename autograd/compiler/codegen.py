@@ -12,7 +12,6 @@ objects, so ``-0.0``, ``nan`` and ``inf`` keep their bits.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import itertools
 import math
@@ -199,11 +198,12 @@ class Program:
                         src = node.float_source(xs)
                     else:
                         src = self._as_eager(node)[0].forward_source(xs)
-                    self.emit(v, src.src, src.uses)
-                    with contextlib.suppress(KeyError):  # a name it reads is not one of `names`
-                        self._forward_forms[key] = _form(src.src, src.uses, names)
-                else:
-                    self.emit(v, form[0].format(*names), tuple([names[i] for i in form[1]]), form)
+                    try:
+                        form = self._forward_forms[key] = _form(src.src, src.uses, names)
+                    except KeyError:  # it reads a name not among `names`: written each time
+                        self.emit(v, src.src, src.uses)
+                        return v
+                self.emit(v, form[0].format(*names), tuple([names[i] for i in form[1]]), form)
         return v
 
     def _operands(

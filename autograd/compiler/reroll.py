@@ -72,7 +72,7 @@ class _Run:
         self.start = start
         self.period = period
         self.count = count
-        self.refs = refs  # per body slot, per operand (statement operands, first use order)
+        self.refs = refs  # per body slot, per operand (as `_forms` orders them): where it is
         self.stored: set[int] = set()  # slots whose every iteration's value is kept in a list
         self.finals: set[int] = set()  # slots whose last value is read after the loop
 
