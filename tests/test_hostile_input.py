@@ -253,6 +253,17 @@ def bits(x: float) -> bytes:
     return struct.pack("<d", x)
 
 
+def computed_bits(x: float) -> bytes:
+    """`bits`, with every nan alike: the sign of ``nan + nan`` is not CPython's to keep.
+
+    CPython 3.11 adds two nans of opposite signs to either sign, depending on
+    whether the bytecode doing it is specialised yet (`BINARY_OP_ADD_FLOAT`
+    against the generic `float_add`), so a gradient that sums nans can come out
+    with either sign from one run to the next. Stored values keep their bits.
+    """
+    return b"nan" if x != x else bits(x)
+
+
 def walk(root: Node) -> Iterator[Node]:
     """Every node once, depth first, without recursion."""
     seen = {id(root)}
@@ -313,7 +324,8 @@ def test_pickle_keeps_values_bit_for_bit_sharing_and_gradients(protocol: int) ->
     same_graph(root, loaded[0])
     for leaf, twin in zip(leaves, loaded[1:], strict=True):
         assert twin in set(walk(loaded[0]))  # the loaded leaf is the one in the graph
-        assert bits(ag.gradients(root)[leaf]) == bits(ag.gradients(loaded[0])[twin])
+        want, got = ag.gradients(root)[leaf], ag.gradients(loaded[0])[twin]
+        assert computed_bits(got) == computed_bits(want)
 
 
 def test_pickle_protocol_0_keeps_values_and_sharing() -> None:
