@@ -193,6 +193,20 @@ def test_reroll_keeps_every_value_on_any_program(seed: int) -> None:
 # ---- jit: a deep chain compiles to loops -------------------------------------------------------
 
 
+def generated_sources(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """A list that every program linked from now on adds its generated sources to."""
+    sources: list[str] = []
+    link = _codegen.Program.link
+
+    def spy(self: _codegen.Program, outputs: Sequence[str]) -> object:
+        run = link(self, outputs)
+        sources.extend(self.sources)
+        return run
+
+    monkeypatch.setattr(_codegen.Program, "link", spy)
+    return sources
+
+
 def chain(x: Scalar, n: int) -> Scalar:
     for _ in range(n):
         x = ag.tanh(0.9 * x + 0.1)
@@ -203,15 +217,7 @@ def test_deep_chain_compiles_to_two_loops_with_eager_bits(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.undo()  # the default thresholds: a chain this long is rolled as it is
-    sources: list[str] = []
-    link = _codegen.Program.link
-
-    def spy(self: _codegen.Program, outputs: Sequence[str]) -> object:
-        run = link(self, outputs)
-        sources.extend(self.sources)
-        return run
-
-    monkeypatch.setattr(_codegen.Program, "link", spy)
+    sources = generated_sources(monkeypatch)
     calls = 0
 
     def counted(x: Scalar, n: int) -> Scalar:
@@ -260,15 +266,7 @@ def test_recurrence_over_a_sequence_of_inputs_compiles_to_loops_reading_them(
 ) -> None:
     """An RNN's steps read one input each: a loop reads the inputs at their stride."""
     monkeypatch.undo()
-    sources: list[str] = []
-    link = _codegen.Program.link
-
-    def spy(self: _codegen.Program, outputs: Sequence[str]) -> object:
-        run = link(self, outputs)
-        sources.extend(self.sources)
-        return run
-
-    monkeypatch.setattr(_codegen.Program, "link", spy)
+    sources = generated_sources(monkeypatch)
 
     def rnn(w: Scalar, xs: Sequence[float]) -> Scalar:
         h: Scalar = 0.0
