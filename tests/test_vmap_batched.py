@@ -36,14 +36,17 @@ needs_numpy = pytest.mark.skipif(not arrays.HAVE_NUMPY, reason="batched executio
 def memory_paths(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Every test twice: as built, and with large batches' paths forced on small ones.
 
-    Large batches sum each group of variables as it completes and clear
-    registers holding dead arrays (`codegen._sum_group`, `_RELEASE_SIZE`); the
-    second run does so for every batch, one variable a group, so the random
-    programs below check those paths give the same bits too.
+    Large batches sum each group of variables as it completes, clear
+    registers holding dead arrays (`codegen._sum_group`, `_RELEASE_SIZE`) and
+    pack fewer parallel statements (`arrays.PACK_ELEMENTS`: small ones pack
+    parallel statements into 2-d operations); the second run does so for
+    every batch, one variable a group, so the random programs below check
+    both ways give the same bits.
     """
     if request.param == "sum-each-release-all":
         monkeypatch.setattr(codegen, "_sum_group", lambda size: 1)
         monkeypatch.setattr(codegen, "_RELEASE_SIZE", 1)
+        monkeypatch.setattr(arrays, "PACK_ELEMENTS", 0)
     return cast(str, request.param)
 
 

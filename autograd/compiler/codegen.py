@@ -22,7 +22,7 @@ from typing import cast
 
 import attrs
 
-from autograd.compiler import reroll
+from autograd.compiler import pack, reroll
 from autograd.compiler.reroll import NAME, Stmt
 from autograd.core.batching import is_batch_sum
 from autograd.core.nodes import COMPARE_SYMBOLS, PLAIN, Const, Leaf, Node, Op, eager_kind, parents
@@ -56,6 +56,11 @@ class Dialect:
     """The number of examples of each such call."""
     arrays: frozenset[int] = frozenset()
     """The calls with a NumPy array among their mapped leaves: their results are arrays."""
+    index: Callable[[list[int]], object] | None = None
+    """An index array of rows, if parallel statements are packed into 2-d operations
+    (`compiler.pack`: where a NumPy call costs more than its arithmetic)."""
+    pack_rows: int = 0
+    """The most statements one pack holds (its rows times the batch: a cache's worth)."""
 
 
 class NotBatchable(Exception):
@@ -462,7 +467,12 @@ class Program:
         namespace_extra: dict[str, object] = {}
         self.sources.clear()
         if self.batch is not None:
-            namespace_extra = self._rewrite(self.batch)
+            namespace_extra, varying = self._rewrite(self.batch)
+            if self.batch.index is not None and self.batch.pack_rows >= pack.MIN_ROWS:
+                self.stmts, packed = pack.pack(
+                    self.stmts, varying, names, self.batch.index, self.batch.pack_rows
+                )
+                namespace_extra.update(packed)
         elif len(self.stmts) >= REROLL_FROM:
             self.stmts, namespace_extra, loops = reroll.reroll(
                 self.stmts, names, HELPERS, self.written
@@ -519,8 +529,11 @@ class Program:
             return cast(Callable[[list[float]], tuple[float, ...]], fns[0])
         return _run_chunks(fns, list(self.const_values), len(slots), [slots[o] for o in names])
 
-    def _rewrite(self, batch: Dialect) -> dict[str, object]:
-        """Rewrite the statements that read a varying input to the batch dialect."""
+    def _rewrite(self, batch: Dialect) -> tuple[dict[str, object], set[str]]:
+        """Rewrite the statements that read a varying input to the batch dialect.
+
+        Returns the globals they read, and the names holding arrays.
+        """
         varying = {self.input_names[i] for i in batch.varying}
         rows = []
         for i, (target, _, uses) in enumerate(self.stmts):
@@ -530,7 +543,7 @@ class Program:
         for i, expr in zip(rows, batch.rewrite([self.stmts[i][1] for i in rows]), strict=True):
             target, _, uses = self.stmts[i]
             self.stmts[i] = (target, expr, uses)
-        return batch.helpers()
+        return batch.helpers(), varying
 
 
 def _static(node: Node) -> tuple[object, ...]:

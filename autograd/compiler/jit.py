@@ -29,7 +29,7 @@ from typing import ParamSpec, TypeVar, cast
 
 import attrs
 
-from autograd.compiler.arrays import HAVE_NUMPY, as_batch, column, dialect, quiet
+from autograd.compiler.arrays import HAVE_NUMPY, as_batch, column, dialect, packs, quiet
 from autograd.compiler.batched import BatchTrace
 from autograd.compiler.codegen import (
     Dialect,
@@ -522,11 +522,12 @@ def _batched_call(mapped: Mapped, args: tuple[object, ...], cache: _Cache) -> ob
                 varying.append(at)
                 columns.append(slot)
             at += 1
-    key = ("vmap", key, tuple(varying))
+    size, arrays = batch.size, batch.arrays
+    packed = packs(size)  # small batches: parallel statements as 2-d operations
+    key = ("vmap", key, tuple(varying), packed)
     inputs: list[object] = list(flat)
     for k, c in zip(varying, columns, strict=True):
         inputs[k] = column(c.values)  # type: ignore[attr-defined]  # a _Column
-    size, arrays = batch.size, batch.arrays
 
     def lift(v: object) -> object:  # a number the trace returned as it is
         if not isinstance(v, float | int) or isinstance(v, bool):
@@ -537,7 +538,7 @@ def _batched_call(mapped: Mapped, args: tuple[object, ...], cache: _Cache) -> ob
         entry = cache.get(key) if attempt == 0 else None
         if entry is None:
             try:
-                entry = _trace(fn, vg, examples, (), {}, dialect(varying))
+                entry = _trace(fn, vg, examples, (), {}, dialect(varying, packed=packed))
             except LookupError:  # an op without a NumPy twin: the loop
                 entry = _eager()
             cache.put(key, entry)

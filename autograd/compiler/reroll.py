@@ -28,9 +28,9 @@ from collections.abc import Sequence
 
 Stmt = tuple[str, str, tuple[str, ...]]  # target name, expression, names it reads
 
-NAME = re.compile(r"\b[avgkl][0-9]+\b")
+NAME = re.compile(r"\b[avgklp][0-9]+\b")
 """The names generated code uses: inputs ``a``, values ``v``, cotangents and sums ``g``,
-constants ``k``, loop results ``l``."""
+constants ``k``, loop results ``l``, packs of a batch ``p`` (`compiler.pack`)."""
 
 _SPLIT = re.compile(r"\b([avgkl][0-9]+)\b")
 

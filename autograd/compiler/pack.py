@@ -1,0 +1,304 @@
+"""Packs for batched programs: parallel statements become one 2-d NumPy operation.
+
+A batched program (`compiler.arrays`) runs one NumPy call per statement of the
+per-example program. At a hundred examples a call costs more than its
+arithmetic: a layer of sixteen neurons is sixteen products, sixteen sums,
+sixteen relus, each its own call. Those statements do the same thing to
+different values and none reads another, so this pass runs each such group
+as one operation on a 2-d array, a row per statement::
+
+    p3 = p1[0:32:2] + p1[1:32:2]      # sixteen sums of the products in p1
+    p4 = np_relu_float(p3 + np_col((a4, a9, ...)))
+
+Which statements are grouped: the elementwise statements of the batch at the
+same depth (one more than their deepest operand), with the same code up to
+names, whose array operands each come from one place: one array for every
+row, or rows of one earlier pack (read as a view when they are evenly spaced,
+else gathered by an index array). Operands that are one number per row
+(parameters) are gathered into a column. A statement no pack can read as rows
+reads its value from ``p3[i]``, a view.
+
+Bits are kept: every element goes through the same operation on the same
+operands as before; only how many elements one NumPy call handles changes,
+and the order of independent statements (any topological order computes the
+same values: statements are pure).
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import re
+from collections.abc import Callable, Collection, Sequence
+from typing import cast
+
+from autograd.compiler.reroll import NAME, Stmt
+
+MIN_ROWS = 2
+"""Fewest statements a pack is made of."""
+
+_SUMS = re.compile(r"batch_sums\(\((.*),\), ([0-9]+)\)")
+"""A sum over the batch of several variables' per-example cotangents (`codegen`)."""
+
+_RESULT = re.compile(r"([avgklp][0-9]+)\[([0-9]+)\]")
+"""A statement reading one of several sums' results."""
+
+_NOT_ELEMENTWISE = frozenset({"np_check_guard", "batch_sum", "batch_sums"})
+"""Calls of batched code that are not one operation per element (a guard raises; a sum
+reduces): statements making them stay as they are."""
+
+Shape = tuple[str, tuple[int, ...]]
+"""A statement's code up to names: a format string with a field per distinct name (in
+order of first appearance), and what each of those names holds: 1 surely an array, 2
+an array or one number (a select's branch), 0 one number."""
+
+_Shaped = tuple[Shape, list[str], frozenset[int]]
+"""A statement's shape, its distinct names, and the fields that must be one value for
+every row of a pack."""
+
+
+def pack(
+    stmts: Sequence[Stmt],
+    varying: Collection[str],
+    outputs: Collection[str],
+    index: Callable[[list[int]], object],
+    most: int = 1 << 30,
+) -> tuple[list[Stmt], dict[str, object]]:
+    """``stmts`` with their parallel elementwise statements packed (see the module docstring).
+
+    ``varying``: the names that may hold an array (one value per example): the
+    inputs that do, and the statements reading one, but for sums over the
+    batch; ``outputs``: names that must hold their value at the end;
+    ``index``: an index array for rows gathered out of order; ``most``: rows
+    of one pack at most (a larger group is cut into packs). Returns the
+    statements, in an order that computes every value before its use, and
+    the globals they read.
+    """
+    n = len(stmts)
+    producer = {t: i for i, (t, _, _) in enumerate(stmts)}
+    level = [0] * n
+    arrays = {x for x in varying if x not in producer}  # the inputs that are arrays
+    shapes: list[_Shaped | None] = []
+    for i, (t, e, uses) in enumerate(stmts):
+        level[i] = 1 + max((level[producer[u]] for u in uses if u in producer), default=0)
+        shaped = _shape(e, varying, arrays) if t in varying else None
+        if shaped is not None:
+            arrays.add(t)
+        shapes.append(shaped)
+    by_level: dict[int, list[int]] = {}
+    for i in sorted(range(n), key=level.__getitem__):
+        by_level.setdefault(level[i], []).append(i)
+
+    row_of: dict[str, tuple[int, int]] = {}  # a packed statement's target: (pack, row)
+    items: list[int | list[int]] = []  # a statement kept, or the statements of a pack
+    packs: list[list[int]] = []
+    for lv in sorted(by_level):
+        groups: dict[object, list[int]] = {}
+        for i in by_level[lv]:
+            s = shapes[i]
+            if s is None:
+                items.append(i)
+                continue
+            (fmt, kinds), names, _ = s
+            # an array operand comes from one place for every row: one array, or one pack
+            sources = tuple(
+                [row_of[x][0] if x in row_of else x for x, k in zip(names, kinds, strict=True) if k]
+            )
+            groups.setdefault((fmt, kinds, sources), []).append(i)
+        for group in groups.values():
+            for start in range(0, len(group), max(most, 1)):
+                members = group[start : start + most]
+                if not _packable([cast(_Shaped, shapes[i]) for i in members]):
+                    items.extend(members)
+                    continue
+                for r, i in enumerate(members):
+                    row_of[stmts[i][0]] = (len(packs), r)
+                items.append(members)
+                packs.append(members)
+
+    extra: dict[str, object] = {}
+    needed: set[str] = set(outputs)
+    # a statement kept, a statement rewritten, or (pack, its expression)
+    written: list[int | Stmt | tuple[int, str]] = []
+    moved: dict[str, list[int]] = {}  # a sum of variables: where each of its results went
+    for item in items:
+        if isinstance(item, int):
+            target, expr, uses = stmts[item]
+            sums = _SUMS.fullmatch(expr)
+            if sums is not None:
+                # a sum of variables over the batch: a pack's rows in order read as one block
+                names = sums[1].split(", ")
+                order = sorted(range(len(names)), key=lambda m: row_of.get(names[m], (n, m)))
+                moved[target] = [0] * len(names)
+                for position, m in enumerate(order):
+                    moved[target][m] = position
+                args = _blocks([names[m] for m in order], row_of, packs, extra, index)
+                needed.update(a for a in args if NAME.fullmatch(a))
+                expr = f"batch_sums(({''.join(a + ', ' for a in args)}), {sums[2]})"
+                written.append((target, expr, tuple(dict.fromkeys(NAME.findall(expr)))))
+                continue
+            result = _RESULT.fullmatch(expr)
+            if result is not None and result[1] in moved:  # one of those sums, moved
+                expr = f"{result[1]}[{moved[result[1]][int(result[2])]}]"
+                written.append((target, expr, uses))
+            else:
+                written.append(item)
+            needed.update(uses)
+            continue
+        member = [cast(_Shaped, shapes[i]) for i in item]
+        (fmt, kinds), _, _ = member[0]
+        fields = []
+        for column, kind in zip(zip(*(m[1] for m in member), strict=True), kinds, strict=True):
+            first = column[0]
+            if all(x == first for x in column):  # one value for every row: broadcast
+                fields.append(first)
+                needed.add(first)
+            elif kind:  # rows of one earlier pack (grouped by where array operands are)
+                which = row_of[first][0]
+                rows = [row_of[x][1] for x in column]
+                fields.append(_rows(which, rows, len(packs[which]), extra, index))
+            else:  # one number per row: a column
+                fields.append(f"np_col(({', '.join(column)},))")
+        written.append((row_of[stmts[item[0]][0]][0], fmt.format(*fields)))
+
+    out: list[Stmt] = []
+    for w in written:
+        if isinstance(w, int):
+            out.append(stmts[w])
+            continue
+        if len(w) == 3:
+            out.append(w)
+            continue
+        which, expr = w
+        name = f"p{which}"
+        out.append((name, expr, tuple(dict.fromkeys(NAME.findall(expr)))))
+        for r, i in enumerate(packs[which]):
+            target = stmts[i][0]
+            if target in needed:
+                out.append((target, f"{name}[{r}]", (name,)))
+    return out, extra
+
+
+def _packable(members: list[_Shaped]) -> bool:
+    """Whether statements of one shape, grouped, make a pack.
+
+    Enough of them, not all the same statement (which a pack would compute
+    once, not as rows), and one value in every field that must not be a column.
+    """
+    if len(members) < MIN_ROWS:
+        return False
+    first = members[0][1]
+    if all(m[1] == first for m in members):
+        return False
+    return all(all(m[1][f] == first[f] for m in members) for f in members[0][2])
+
+
+def _shape(expr: str, varying: Collection[str], arrays: set[str]) -> _Shaped | None:
+    """What packing needs to know of a statement; None if it cannot be packed.
+
+    A statement is packed only if it surely gives an array (``arrays``: the
+    names that do): a select on one number may give a number, and a pack
+    would give an array of it. The fields it returns must read one value
+    for all rows: those inside a call that has no array among its arguments
+    (a float helper of ``math``, where a column would call NumPy's twin).
+    """
+    try:
+        tree = ast.parse(expr, mode="eval").body
+    except SyntaxError:  # pragma: no cover - generated code parses
+        return None
+    names = list(dict.fromkeys(NAME.findall(expr)))
+    at = {x: i for i, x in enumerate(names)}
+    fixed: set[int] = set()
+    surely = _surely(tree, arrays, at, fixed)
+    if surely is not True:
+        return None
+    escaped = expr.replace("{", "{{").replace("}", "}}")
+    fmt = NAME.sub(lambda m: f"{{{at[m[0]]}}}", escaped)
+    kinds = tuple([x in arrays or (x in varying) * 2 for x in names])
+    return (fmt, kinds), names, frozenset(fixed)
+
+
+def _surely(node: ast.expr, arrays: set[str], at: dict[str, int], fixed: set[int]) -> bool | None:
+    """Whether ``node`` surely gives an array; None if it is not elementwise.
+
+    Adds to ``fixed`` the fields of calls with no array argument.
+    """
+    match node:
+        case ast.Name(id=name):
+            return name in arrays
+        case ast.Constant():
+            return False
+        case ast.UnaryOp(operand=x):
+            return _surely(x, arrays, at, fixed)
+        case ast.BinOp(left=x, right=y):
+            a, b = _surely(x, arrays, at, fixed), _surely(y, arrays, at, fixed)
+            return None if a is None or b is None else a or b
+        case ast.Compare(left=x, comparators=ys):
+            parts = [_surely(y, arrays, at, fixed) for y in (x, *ys)]
+            return None if None in parts else any(parts)
+        case ast.Call(func=ast.Name(id=fn), args=args, keywords=[]) if fn.startswith("np_"):
+            if fn in _NOT_ELEMENTWISE:
+                return None
+            parts = [_surely(a, arrays, at, fixed) for a in args]
+            if None in parts:
+                return None
+            if fn == "np_select":  # a select on one number gives one branch as it is
+                return bool(parts[0] or (parts[1] and parts[2]))
+            if not any(parts):  # the float helper itself: its fields must not be columns
+                fixed.update(at[x] for a in args for x in NAME.findall(ast.unparse(a)))
+            return any(parts)
+        case _:
+            return None
+
+
+def _blocks(
+    names: list[str],
+    row_of: dict[str, tuple[int, int]],
+    packs: list[list[int]],
+    extra: dict[str, object],
+    index: Callable[[list[int]], object],
+) -> list[str]:
+    """``names`` with each run of evenly spaced rows of one pack read as one block (2-d)."""
+    out: list[str] = []
+    i = 0
+    while i < len(names):
+        j = i + 1
+        if names[i] in row_of:
+            which = row_of[names[i]][0]
+            step = None
+            while j < len(names) and names[j] in row_of and row_of[names[j]][0] == which:
+                gap = row_of[names[j]][1] - row_of[names[j - 1]][1]
+                if gap == 0 or (step is not None and gap != step):
+                    break
+                step = gap
+                j += 1
+            if j - i > 1:
+                rows = [row_of[x][1] for x in names[i:j]]
+                out.append(_rows(which, rows, len(packs[which]), extra, index))
+                i = j
+                continue
+        out.append(names[i])
+        i += 1
+    return out
+
+
+def _rows(
+    which: int,
+    rows: list[int],
+    size: int,
+    extra: dict[str, object],
+    index: Callable[[list[int]], object],
+) -> str:
+    """Pack ``which``'s ``rows`` (of ``size``), in order: the pack, a view, or a gather."""
+    name = f"p{which}"
+    if rows == list(range(size)):
+        return name
+    step = rows[1] - rows[0]
+    start, stop = rows[0], rows[0] + step * len(rows)
+    if step != 0 and all(b - a == step for a, b in itertools.pairwise(rows)):
+        if step == 1:
+            return f"{name}[{start}:{stop}]"
+        return f"{name}[{start}:{stop if stop >= 0 else ''}:{step}]"
+    gather = f"rows{len(extra)}"
+    extra[gather] = index(rows)
+    return f"{name}[{gather}]"
