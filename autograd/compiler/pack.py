@@ -120,6 +120,7 @@ def pack(
     needed: set[str] = set(outputs)
     # a statement kept, a statement rewritten, or (pack, its expression)
     written: list[int | Stmt | tuple[int, str]] = []
+    numbers: dict[str, int] = {}  # inputs read in columns: their row in one column of all
     moved: dict[str, list[int]] = {}  # a sum of variables: where each of its results went
     for item in items:
         if isinstance(item, int):
@@ -158,10 +159,13 @@ def pack(
                 rows = [row_of[x][1] for x in column]
                 fields.append(_rows(which, rows, len(packs[which]), extra, index))
             else:  # one number per row: a column
-                fields.append(f"np_col(({', '.join(column)},))")
+                fields.append(_column(column, producer, numbers, len(packs), extra, index))
         written.append((row_of[stmts[item[0]][0]][0], fmt.format(*fields)))
 
     out: list[Stmt] = []
+    if numbers:  # the inputs columns read, gathered once: each column is rows of it
+        expr = f"np_col(({''.join(x + ', ' for x in numbers)}))"
+        out.append((f"p{len(packs)}", expr, tuple(numbers)))
     for w in written:
         if isinstance(w, int):
             out.append(stmts[w])
@@ -249,6 +253,26 @@ def _surely(node: ast.expr, arrays: set[str], at: dict[str, int], fixed: set[int
             return any(parts)
         case _:
             return None
+
+
+def _column(
+    names: Sequence[str],
+    producer: dict[str, int],
+    numbers: dict[str, int],
+    at: int,
+    extra: dict[str, object],
+    index: Callable[[list[int]], object],
+) -> str:
+    """A column of ``names``, one number each.
+
+    If they are all inputs: rows of ``p{at}``, the column of every input
+    columns read (``numbers``: gathered once, at the start).
+    """
+    if any(x in producer for x in names):
+        return f"np_col(({', '.join(names)},))"
+    for x in names:
+        numbers.setdefault(x, len(numbers))
+    return _rows(at, [numbers[x] for x in names], -1, extra, index)
 
 
 def _blocks(
