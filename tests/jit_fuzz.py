@@ -110,6 +110,13 @@ def make_case(seed: int) -> Case:
     for _ in range(rng.randint(0, 10)):
         if rng.random() < 0.15:  # a loop: repeated statements, which `reroll` makes a loop again
             ins, size = _loop(rng, size, program[-1] if program else None)
+        elif rng.random() < 0.1 and size >= 4:  # a sum of many: a tree, rolled level by level
+            k = rng.randint(4, min(size, 40))
+            if rng.random() < 0.5:
+                ins = ("t", k, rng.choice(["sum", "dot"]))
+            else:
+                ins = ("t", rng.randint(4, 70), "same", rng.randrange(size), rng.randrange(size))
+            size += 1
         else:
             ins, size = _instr(rng, size), size + 1
         program.append(ins)
@@ -276,6 +283,12 @@ def _step(ins: Instr, regs: list[Scalar]) -> Scalar:
             return regs[i] * c
         case ("s", int(i), int(j), int(k)):
             return ag.mean([regs[i], regs[j], regs[k]]) + ag.dot([regs[i]], [regs[k]])
+        case ("t", int(k), "sum"):  # a balanced tree over the last k: levels `reroll` rolls
+            return ag.sum(regs[-k:])
+        case ("t", int(k), "dot"):
+            return ag.dot(regs[-k:], regs[-2 * k : -k] if 2 * k <= len(regs) else regs[-k:])
+        case ("t", int(k), "same", int(i), int(j)):  # k products of one depth: a run, then levels
+            return ag.sum([regs[i] * regs[j] + regs[i] for _ in range(k)])
         case _:
             raise AssertionError(ins)
 
@@ -327,11 +340,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--reroll", action="store_true", help="roll every run of two or more repeats into a loop"
     )
+    parser.add_argument(
+        "--depth", action="store_true", help="with --reroll: always roll in depth order"
+    )
     ns = parser.parse_args(argv)
     if ns.chunk is not None:
         _codegen.CHUNK = ns.chunk
     if ns.reroll:
         every_run()
+    if ns.depth:  # try the depth order on every program, and keep it
+        _codegen.DEPTH_FROM, _codegen.DEPTH_GAIN = -1.0, math.inf
     bad: list[str] = []
     skipped = 0
     for seed in range(ns.seed, ns.seed + ns.count):

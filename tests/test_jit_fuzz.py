@@ -9,6 +9,7 @@ rule, a frozen exponent) and require the same fuzz to catch each.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import subprocess
@@ -50,13 +51,17 @@ def test_jit_agrees_with_eager_when_every_program_is_split_into_chunks(
     assert list(disagreements(range(2000, 3000))) == []
 
 
+@pytest.mark.parametrize("order", ["traced", "by depth"])
 def test_jit_agrees_with_eager_when_every_repeated_run_is_a_loop(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, order: str
 ) -> None:
     monkeypatch.setattr(_codegen, "REROLL_FROM", 0)  # `jit_fuzz.every_run`, undone after
     monkeypatch.setattr(_reroll, "MIN_REPS", 2)
     monkeypatch.setattr(_reroll, "MIN_STATEMENTS", 2)
     monkeypatch.setattr(_reroll, "STRIDE", 1)
+    if order == "by depth":  # `jit_fuzz --depth`: every program rolled in depth order
+        monkeypatch.setattr(_codegen, "DEPTH_FROM", -1.0)
+        monkeypatch.setattr(_codegen, "DEPTH_GAIN", math.inf)
     loops = 0
     link = _codegen.Program.link
 
@@ -79,7 +84,7 @@ def test_most_fuzz_cases_compare_rather_than_skip() -> None:
 @pytest.mark.parametrize("hash_seed", HASH_SEEDS)
 def test_jit_fuzz_agrees_under_hash_seed(hash_seed: str) -> None:
     env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-    for extra in ([], ["--chunk", "4"], ["--reroll"]):
+    for extra in ([], ["--chunk", "4"], ["--reroll"], ["--reroll", "--depth"]):
         done = subprocess.run(
             [sys.executable, str(FUZZ), "--count", "400", "--seed", "7000", *extra],
             env=env,

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 import autograd as ag
 from autograd.compiler import codegen as _codegen
 from autograd.compiler import reroll as _reroll
-from autograd.compiler.reroll import Stmt, reroll
+from autograd.compiler.reroll import Stmt, by_depth, reroll
 from autograd.core.nodes import Scalar
 from autograd.core.sym import HELPERS
 
@@ -93,6 +93,8 @@ def random_program(seed: int) -> tuple[list[Stmt], list[str], list[object]]:
     live = rng.sample(names, rng.randint(1, len(names)))
     if rng.random() < 0.3:
         live = list(names)  # every value read after its loop
+    elif rng.random() < 0.2:
+        live = names[::-1]  # every value, last first (a backward sweep's gradients)
     return stmts, live, written
 
 
@@ -122,7 +124,7 @@ def _pattern(
         return Pattern(kind, rng.choice([1, -1, 2, 3]), rng.random())
     if kind.startswith("stream"):
         segment = rng.choice(segments)
-        slot, step = rng.randrange(segment[1]), rng.choice([1, -1])
+        slot, step = rng.randrange(segment[1]), rng.choice([1, -1, 1, -1, 2, -2, 3])
         return Pattern(kind, slot, rng.random(), segment, step)
     return Pattern(kind, rng.randrange(period), rng.random())
 
@@ -160,34 +162,60 @@ def execute(
 ) -> tuple[float, ...]:
     src = "def f(R):\n    " + ", ".join(INPUTS[: len(ARGS)]) + " = R\n    k0, k1 = 0.7, -0.1\n"
     src += "".join(f"    {t} = {e}\n" for t, e, _ in stmts)
-    src += f"    return ({''.join(name + ', ' for name in live)})\n"
+    src += f"    return ({''.join(name + ', ' for name in live)})\n"  # names, or a slice
     exec(compile(src, "<test>", "exec"), namespace)
     fn = cast("Callable[..., tuple[float, ...]]", namespace.pop("f"))  # generated: f(R)
     return fn(list(ARGS))  # R: the inputs, as a compiled program's chunk reads them
 
 
 @pytest.mark.parametrize("told", [False, True], ids=["parsed", "written"])
-def test_reroll_finds_loops_and_keeps_every_value(told: bool) -> None:
-    """Forms parsed from the text, or told by the form each statement was written from."""
-    rolled = 0
+@pytest.mark.parametrize("order", ["traced", "by depth"])
+def test_reroll_finds_loops_and_keeps_every_value(told: bool, order: str) -> None:
+    """Forms parsed from the text, or told by the form each statement was written from;
+    statements as written, or by depth (`by_depth`, as `jit` rolls them)."""
+    rolled = spliced = 0
     for seed in range(600):
         stmts, live, written = random_program(seed)
         want = execute(stmts, live, dict(HELPERS))
-        new, loops, _ = reroll(list(stmts), live, HELPERS, written if told else ())
-        rolled += bool(loops)
-        got = execute(new, live, {**HELPERS, **loops})
-        assert bits(list(got)) == bits(list(want)), seed
+        if order == "by depth":
+            at = by_depth(stmts)
+            stmts, written = [stmts[i] for i in at], [written[i] for i in at]
+            assert bits(list(execute(stmts, live, dict(HELPERS)))) == bits(list(want))
+        new = reroll(list(stmts), live, HELPERS, written if told else ())
+        rolled += bool(new.loops)
+        spliced += len(new.spliced) > 0
+        namespace = {**HELPERS, **new.loops}
+        assert bits(list(execute(new.stmts, new.returns, namespace))) == bits(list(want)), seed
+        assert bits(list(execute(new.stmts + new.spliced, live, namespace))) == bits(list(want))
     assert rolled > 150  # a third of the programs have a segment a loop covers
+    assert spliced > 10  # and some return consecutive iterations, read as a slice
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.integers(min_value=0, max_value=2**32))
 def test_reroll_keeps_every_value_on_any_program(seed: int) -> None:
     stmts, live, written = random_program(seed)
-    new, loops, _ = reroll(list(stmts), live, HELPERS, written if seed % 2 else ())
-    assert bits(list(execute(new, live, {**HELPERS, **loops}))) == bits(
+    if seed % 3 == 0:
+        at = by_depth(stmts)
+        stmts, written = [stmts[i] for i in at], [written[i] for i in at]
+    new = reroll(list(stmts), live, HELPERS, written if seed % 2 else ())
+    namespace = {**HELPERS, **new.loops}
+    assert bits(list(execute(new.stmts, new.returns, namespace))) == bits(
         list(execute(stmts, live, dict(HELPERS)))
     )
+
+
+def test_an_input_stride_stops_at_the_first_input() -> None:
+    """Iterations read a5, a2, then v0: the stride would reach input -1, and -1 - (-1) is
+    statement 0's index, so a loop once took v0 for an input and ran two iterations of three."""
+    stmts: list[Stmt] = [("v0", "a0 * 0.5", ("a0",))]
+    for x in ["a5", "a2", "v0"]:
+        t = f"v{len(stmts)}"
+        stmts.append((t, f"tanh(a1 - {x})", ("a1", x)))
+    live = [t for t, _, _ in stmts]
+    new = reroll(list(stmts), live, HELPERS)
+    got = execute(new.stmts, new.returns, {**HELPERS, **new.loops})
+    assert bits(list(got)) == bits(list(execute(stmts, live, dict(HELPERS))))
 
 
 # ---- jit: a deep chain compiles to loops -------------------------------------------------------
@@ -284,3 +312,25 @@ def test_recurrence_over_a_sequence_of_inputs_compiles_to_loops_reading_them(
     assert len(loops) == 2
     assert re.search(r"_p\d+\[\d+:\d+:1\]", loops[0])  # the forward loop walks R, the inputs
     assert sum(s.count("\n") for s in sources) < 80
+
+
+def test_a_wide_balanced_sum_rolls_level_by_level_and_returns_its_gradients_as_a_slice(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """W4's shape: ``dot(ws, xs)`` traces depth first (products between the tree's additions);
+    rolled by depth, the products, each level of the tree and the backward sweep are loops,
+    and the 3,000 gradients are returned as one slice of the sweep's list."""
+    monkeypatch.undo()  # the default thresholds
+    sources = generated_sources(monkeypatch)
+    rng = random.Random(4)
+    ws = [rng.uniform(-1, 1) for _ in range(3000)]
+    xs = [rng.uniform(-1, 1) for _ in range(3000)]
+    jitted = ag.jit(ag.value_and_grad(ag.dot))
+    for _ in range(2):
+        assert bits(jitted(ws, xs)) == bits(ag.value_and_grad(ag.dot)(ws, xs))
+    loops = [s for s in sources if s.startswith("def loop")]
+    assert len(loops) >= 6  # products, the sweep, a loop per level of 64 sums or more
+    assert any(":2]" in s for s in loops)  # a level reads the one below in pairs
+    (program,) = [s for s in sources if s.startswith("def chunk")]
+    assert program.count("\n") < 300  # not 9,000 statements (the top levels stay straight)
+    assert "*" in program.splitlines()[-1]  # the gradients: a slice of the sweep's list

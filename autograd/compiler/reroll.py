@@ -57,6 +57,7 @@ _LOCAL = 0  # (_LOCAL, slot): this iteration's statement at ``slot`` of the body
 _CARRIED = 1  # (_CARRIED, slot, init): the previous iteration's; the first reads statement ``init``
 _FIXED = 2  # (_FIXED, j): statement j, before the run, at every iteration
 _LIST = 3  # (_LIST, run, slot, first, step): iteration ``first + step * q`` of an earlier run
+# (step not 0: a tree's level reads the level below in pairs, step 2)
 _OUTSIDE = 4  # only at the first iteration, before the kind is known: (_OUTSIDE, j)
 _INPUTS = 5  # (_INPUTS, first, step): input ``first + step * q`` (step not 0)
 
@@ -81,18 +82,35 @@ class _Run:
         return divmod(j - self.start, self.period)
 
 
+class Rolled:
+    """What `reroll` made: the statements, the loops they call, and how outputs are read."""
+
+    __slots__ = ("loops", "returns", "sources", "spliced", "stmts")
+
+    def __init__(self, stmts: list[Stmt], loops: dict[str, object], sources: list[str]) -> None:
+        self.stmts = stmts
+        self.loops = loops  # the loop functions: globals the call statements read
+        self.sources = sources
+        self.returns: list[str] = []  # the outputs, a run of them read as a list's slice
+        self.spliced: list[Stmt] = []  # statements setting those outputs' names, one each
+
+
 def reroll(
     stmts: list[Stmt],
     live_out: Sequence[str],
     helpers: dict[str, object],
     written: Sequence[object] = (),
-) -> tuple[list[Stmt], dict[str, object], list[str]]:
+) -> Rolled:
     """``stmts`` with each run of repeated statements replaced by a call of a generated loop.
 
     Returns the new statements, the loop functions (globals the call
     statements read, compiled with ``helpers`` as their globals) and their
-    sources. Every name in ``live_out`` and every name a remaining statement
-    reads is set, as before, to the same value.
+    sources. Every name a remaining statement reads is set, as before, to
+    the same value; so is every name in ``live_out``, but where
+    consecutive outputs are consecutive iterations of a loop: those are
+    returned as a slice of its list (``*l3[0][::-1]`` in `Rolled.returns`),
+    and `Rolled.spliced` sets their names instead, for a program that
+    cannot return that expression.
 
     ``written`` may give, per statement, the form it was written from (None:
     unknown): statements written from the same form differ only in their
@@ -115,8 +133,15 @@ def reroll(
         runs.append(run)
         i = end
     if not runs:
-        return stmts, {}, []
-    unpack = _reads(stmts, index, operands, owner, runs, live_out)
+        rolled = Rolled(stmts, {}, [])
+        rolled.returns = list(live_out)
+        return rolled
+    segments = _segments(live_out, index, owner, runs)
+    for o, r, _, _, _ in segments.values():
+        runs[o].stored.add(r)
+    covered = {k for k, (_, _, _, _, m) in segments.items() for k in range(k, k + m)}
+    named = [name for k, name in enumerate(live_out) if k not in covered]
+    unpack = _reads(stmts, index, operands, owner, runs, named)
     out: list[Stmt] = []
     loops: dict[str, object] = {}
     sources: list[str] = []
@@ -144,7 +169,83 @@ def reroll(
                 expr = f"l{o}[{lists.index(r)}][{q}]"
             out.append((stmts[j][0], expr, (f"l{o}",)))
         i = run.start + run.period * run.count
-    return out, loops, sources
+    rolled = Rolled(out, loops, sources)
+    k = 0
+    while k < len(live_out):
+        if k not in segments:
+            rolled.returns.append(live_out[k])
+            k += 1
+            continue
+        o, r, q, step, m = segments[k]
+        whole = f"l{o}[{sorted(runs[o].stored).index(r)}]"
+        rolled.returns.append(f"*{whole}{_slice(q, step, m, runs[o].count)}")
+        rolled.spliced += [
+            (live_out[k + e], f"{whole}[{q + step * e}]", (f"l{o}",)) for e in range(m)
+        ]
+        k += m
+    return rolled
+
+
+SPLICE = 4
+"""Fewest consecutive outputs returned as a slice of a loop's list."""
+
+
+def _segments(
+    live_out: Sequence[str], index: dict[str, int], owner: list[int], runs: list[_Run]
+) -> dict[int, tuple[int, int, int, int, int]]:
+    """Runs of consecutive outputs that are consecutive iterations of one loop's slot.
+
+    By first output: (run, slot, first iteration, step 1 or -1, how many).
+    """
+    at = []
+    for name in live_out:
+        j = index.get(name, -1)
+        at.append((owner[j], *runs[owner[j]].where(j)) if j >= 0 and owner[j] >= 0 else None)
+    out: dict[int, tuple[int, int, int, int, int]] = {}
+    k = 0
+    while k < len(at):
+        here = at[k]
+        m = 1
+        if here is not None and k + 1 < len(at) and at[k + 1] is not None:
+            o, q, r = here
+            step = at[k + 1][1] - q  # type: ignore[index]  # not None, as tested
+            while step in (1, -1) and k + m < len(at) and at[k + m] == (o, q + step * m, r):
+                m += 1
+            if m >= SPLICE:
+                out[k] = (o, r, q, step, m)
+        k += m
+    return out
+
+
+def _slice(first: int, step: int, m: int, count: int) -> str:
+    """The slice of a list of ``count`` that reads ``m`` items from ``first`` by ``step``."""
+    if step == 1:
+        return "" if first == 0 and m == count else f"[{first}:{first + m}]"
+    stop = first - m
+    return f"[{first}:{stop if stop >= 0 else ''}:-1]"
+
+
+def by_depth(stmts: Sequence[Stmt]) -> list[int]:
+    """An order of ``stmts`` by depth (one more than their deepest operand's), stable.
+
+    A graph's trace is a depth-first walk: a balanced sum's additions fall
+    between the products they add (p0 p1 a01 p2 p3 a23 a0123 ...), so nothing
+    repeats in order. By depth, the products come first, then each level of
+    the tree, each a run. Any order computing operands first computes the
+    same values: statements are pure (a guard raises or not, anywhere).
+    """
+    at: dict[str, int] = {}  # a statement's target: its depth
+    get = at.get
+    depth: list[int] = []
+    for t, _, uses in stmts:  # a plain loop: this runs once a statement of a big program
+        d = 0
+        for u in uses:
+            du = get(u, 0)
+            if du > d:
+                d = du
+        depth.append(d + 1)
+        at[t] = d + 1
+    return sorted(range(len(stmts)), key=depth.__getitem__)
 
 
 def _forms(
@@ -378,7 +479,7 @@ def _second(
     if o < 0 or owner[j1] != o:
         return None
     (q0, r0), (q1, r1) = runs[o].where(j0), runs[o].where(j1)
-    if r0 != r1 or abs(q1 - q0) != 1:
+    if r0 != r1 or q1 == q0:
         return None
     return (_LIST, o, r0, q0, q1 - q0)
 
@@ -397,8 +498,9 @@ def _agrees(
     j = got[1]
     if kind == _FIXED:
         return j == want[1]
-    if kind == _INPUTS:
-        return j == -1 - (want[1] + want[2] * q)
+    if kind == _INPUTS:  # an input at the stride: not past the first (-1 - i is a statement)
+        i = want[1] + want[2] * q
+        return i >= 0 and j == -1 - i
     if j < 0:
         return False
     _, o, r, first, step = want  # _LIST
@@ -504,7 +606,7 @@ def _loop_source(
             it = (
                 f"{inputs}[{first}:{last + 1}:{step}]"
                 if step > 0
-                else f"{inputs}[{first}::{step}][:{run.count}]"
+                else f"{inputs}[{first}:{last - 1 if last else ''}:{step}]"
             )
             iters.append((local, it))
             continue
@@ -512,12 +614,17 @@ def _loop_source(
         other = runs[o2]
         whole = param(f"l{o2}[{sorted(other.stored).index(r2)}]")
         k, k2 = run.count, other.count
+        last = first + step * (k - 1)  # the last iteration's (within the list: checked)
         if step == 1:
             it = whole if first == 0 and k == k2 else f"{whole}[{first}:{first + k}]"
-        elif first == k2 - 1 and k == k2:
+        elif step == -1 and first == k2 - 1 and k == k2:
             it = f"reversed({whole})"
+        elif step == -1:
+            it = f"{whole}[{last}:{first + 1}][::-1]"
+        elif step > 0:  # a tree's level reads the level below it in pairs: step 2
+            it = f"{whole}[{first}:{last + 1}:{step}]"
         else:
-            it = f"{whole}[{first - k + 1}:{first + 1}][::-1]"
+            it = f"{whole}[{first}:{last - 1 if last else ''}:{step}]"
         iters.append((local, it))
     body: list[str] = []
     base = run.start + p  # the second iteration: every operand's kind is fixed there
@@ -543,21 +650,27 @@ def _loop_source(
         if r in run.stored:
             body.append(f"        _a{r}(_s{r})")
     lists, finals = sorted(run.stored), sorted(run.finals)
+    if not iters:
+        over = f"_ in range({run.count})"
+    elif len(iters) == 1:
+        over = f"{iters[0][0]} in {iters[0][1]}"
+    else:
+        over = f"{', '.join(v for v, _ in iters)} in zip({', '.join(e for _, e in iters)})"
+    if p == 1 and not pre and lists == [0]:  # one statement, kept: a list comprehension
+        item = body[0].split(" = ", 1)[1]
+        tail = "_l0[-1], " if finals else ""
+        src = f"def loop{o}({', '.join(params.values())}):\n"
+        src += f"    _l0 = [{item} for {over}]\n    return (_l0, {tail})"
+        return src, list(params)
     for r in lists:
         pre.append(f"    _l{r} = []")
         pre.append(f"    _a{r} = _l{r}.append")
-    if not iters:
-        head = f"    for _ in range({run.count}):"
-    elif len(iters) == 1:
-        head = f"    for {iters[0][0]} in {iters[0][1]}:"
-    else:
-        head = f"    for {', '.join(v for v, _ in iters)} in zip({', '.join(e for _, e in iters)}):"
     returns = "".join(f"_l{r}, " for r in lists) + "".join(f"_s{r}, " for r in finals)
     src = "\n".join(
         [
             f"def loop{o}({', '.join(params.values())}):",
             *pre,
-            head,
+            f"    for {over}:",
             *body,
             *post,
             f"    return ({returns})",
