@@ -349,7 +349,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if ns.reroll:
         every_run()
     if ns.depth:  # try the depth order on every program, and keep it
-        _codegen.DEPTH_FROM, _codegen.DEPTH_GAIN = -1.0, math.inf
+        _codegen.DEPTH_ALWAYS = True
     bad: list[str] = []
     skipped = 0
     for seed in range(ns.seed, ns.seed + ns.count):

@@ -9,7 +9,6 @@ rule, a frozen exponent) and require the same fuzz to catch each.
 
 from __future__ import annotations
 
-import math
 import os
 import re
 import subprocess
@@ -60,8 +59,7 @@ def test_jit_agrees_with_eager_when_every_repeated_run_is_a_loop(
     monkeypatch.setattr(_reroll, "MIN_STATEMENTS", 2)
     monkeypatch.setattr(_reroll, "STRIDE", 1)
     if order == "by depth":  # `jit_fuzz --depth`: every program rolled in depth order
-        monkeypatch.setattr(_codegen, "DEPTH_FROM", -1.0)
-        monkeypatch.setattr(_codegen, "DEPTH_GAIN", math.inf)
+        monkeypatch.setattr(_codegen, "DEPTH_ALWAYS", True)
     loops = 0
     link = _codegen.Program.link
 

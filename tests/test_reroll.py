@@ -178,7 +178,8 @@ def test_reroll_finds_loops_and_keeps_every_value(told: bool, order: str) -> Non
         stmts, live, written = random_program(seed)
         want = execute(stmts, live, dict(HELPERS))
         if order == "by depth":
-            at = by_depth(stmts)
+            at = by_depth(stmts, force=True)
+            assert at is not None
             stmts, written = [stmts[i] for i in at], [written[i] for i in at]
             assert bits(list(execute(stmts, live, dict(HELPERS)))) == bits(list(want))
         new = reroll(list(stmts), live, HELPERS, written if told else ())
@@ -196,7 +197,8 @@ def test_reroll_finds_loops_and_keeps_every_value(told: bool, order: str) -> Non
 def test_reroll_keeps_every_value_on_any_program(seed: int) -> None:
     stmts, live, written = random_program(seed)
     if seed % 3 == 0:
-        at = by_depth(stmts)
+        at = by_depth(stmts, force=True)
+        assert at is not None
         stmts, written = [stmts[i] for i in at], [written[i] for i in at]
     new = reroll(list(stmts), live, HELPERS, written if seed % 2 else ())
     namespace = {**HELPERS, **new.loops}

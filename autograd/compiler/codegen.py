@@ -40,15 +40,15 @@ REROLL_FROM = 2_000
 """Programs from this many statements have their repeated runs rolled into loops (`reroll`)."""
 
 
-DEPTH_FROM = 0.5
-"""A program `reroll` leaves more than this fraction of as traced is rolled again in depth
-order (`reroll.by_depth`: a balanced sum's levels become runs)."""
-
 DEPTH_GAIN = 0.1
-"""The depth order is kept if it leaves less than this fraction of the first try (W4: 241
-statements of 299,999). Only then: depth order keeps more values alive, and the code left
-straight runs slower in it (W2 rolled to 43% by depth took 7.1 ms a step, 4.3 ms as
-traced and not rolled)."""
+"""A wide program (a sum over many products) is rolled in depth order (`reroll.by_depth`:
+the levels of a balanced sum become runs), and that is kept if it leaves less than this
+fraction of the statements (W4: 241 of 299,999); else it is rolled as traced. Depth order
+keeps more values alive, and code left straight runs slower in it (W2 rolled to 43% by
+depth took 7.1 ms a step, 4.3 ms as traced and not rolled)."""
+
+DEPTH_ALWAYS = False
+"""Roll every program in depth order (`tests/jit_fuzz.py --depth`)."""
 
 
 @attrs.frozen
@@ -486,14 +486,16 @@ class Program:
                 namespace_extra.update(packed)
         returns = names  # what a lone chunk returns: names, or a run of them as a slice
         if self.batch is None and len(self.stmts) >= REROLL_FROM:
-            rolled = reroll.reroll(self.stmts, names, HELPERS, self.written)
-            if len(rolled.stmts) > len(self.stmts) * DEPTH_FROM:  # little rolled as traced
-                order = reroll.by_depth(self.stmts)
+            rolled = None
+            order = reroll.by_depth(self.stmts, force=DEPTH_ALWAYS)
+            if order is not None:  # a wide sum: by depth, its levels roll
                 deep = reroll.reroll(
                     [self.stmts[i] for i in order], names, HELPERS, [self.written[i] for i in order]
                 )
-                if len(deep.stmts) < len(rolled.stmts) * DEPTH_GAIN:
+                if DEPTH_ALWAYS or len(deep.stmts) < len(self.stmts) * DEPTH_GAIN:
                     rolled = deep
+            if rolled is None:
+                rolled = reroll.reroll(self.stmts, names, HELPERS, self.written)
             self.stmts, namespace_extra = rolled.stmts, rolled.loops
             self.sources += rolled.sources
             if len(self.stmts) <= CHUNK:

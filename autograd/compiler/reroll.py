@@ -23,6 +23,7 @@ and unpacking statements put them back under their old names.
 
 from __future__ import annotations
 
+import collections
 import re
 from collections.abc import Sequence
 
@@ -225,15 +226,39 @@ def _slice(first: int, step: int, m: int, count: int) -> str:
     return f"[{first}:{stop if stop >= 0 else ''}:-1]"
 
 
-def by_depth(stmts: Sequence[Stmt]) -> list[int]:
-    """An order of ``stmts`` by depth (one more than their deepest operand's), stable.
+def by_depth(stmts: Sequence[Stmt], force: bool = False) -> list[int] | None:
+    """An order of ``stmts`` by depth if a quarter of them are at one depth; else None.
+
+    Depth: one more than the deepest operand's; the order is stable. A
+    quarter at one depth: a wide sum's products.
 
     A graph's trace is a depth-first walk: a balanced sum's additions fall
     between the products they add (p0 p1 a01 p2 p3 a23 a0123 ...), so nothing
     repeats in order. By depth, the products come first, then each level of
     the tree, each a run. Any order computing operands first computes the
-    same values: statements are pure (a guard raises or not, anywhere).
+    same values: statements are pure (a guard raises or not, anywhere). A
+    chain, or a network over data points, has few statements a depth: it is
+    rolled as traced (the first `SAMPLE` statements tell most programs).
+    ``force``: the order whatever the depths.
     """
+    if not force and not _wide(_depths(stmts[:SAMPLE])):
+        return None
+    depth = _depths(stmts)
+    if not force and not _wide(depth):
+        return None
+    return sorted(range(len(stmts)), key=depth.__getitem__)
+
+
+SAMPLE = 20_000
+"""Statements `by_depth` looks at first: most programs are not wide there already."""
+
+
+def _wide(depth: list[int]) -> bool:
+    most = max(collections.Counter(depth).values(), default=0)
+    return most * 4 >= len(depth) >= 4
+
+
+def _depths(stmts: Sequence[Stmt]) -> list[int]:
     at: dict[str, int] = {}  # a statement's target: its depth
     get = at.get
     depth: list[int] = []
@@ -245,7 +270,7 @@ def by_depth(stmts: Sequence[Stmt]) -> list[int]:
                 d = du
         depth.append(d + 1)
         at[t] = d + 1
-    return sorted(range(len(stmts)), key=depth.__getitem__)
+    return depth
 
 
 def _forms(
