@@ -143,9 +143,9 @@ def bits(values: Sequence[object]) -> list[object]:
             assert v.shape == (SIZE,), v.shape  # one value per example, never a pack
             v = v.astype(np.float64)
             out.append(np.where(np.isnan(v), np.nan, v).tobytes())
-        else:
-            x = float(cast(float, v))
-            out.append("nan" if math.isnan(x) else struct.pack("<d", x))
+        else:  # a Python float: NumPy's scalars would take NumPy's twins downstream
+            assert type(v) is float, type(v)
+            out.append("nan" if math.isnan(v) else struct.pack("<d", v))
     return out
 
 
