@@ -13,8 +13,7 @@ import math
 import random
 import re
 import struct
-from collections.abc import Sequence
-from typing import cast
+from collections.abc import Callable, Sequence
 
 import pytest
 from hypothesis import given, settings
@@ -236,3 +235,52 @@ def compose_bits(x: object) -> object:
     if isinstance(x, list | tuple):
         return [compose_bits(v) for v in x]
     raise AssertionError(f"not a float result: {x!r}")
+
+
+ACTIVATIONS: dict[str, Callable[[Scalar], Scalar]] = {
+    "tanh": ag.tanh,
+    "relu": ag.relu,
+    "sigmoid": ag.sigmoid,
+    "abs-sin": lambda v: ag.abs(ag.sin(v)),
+}
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    widths=st.lists(st.integers(1, 6), min_size=1, max_size=3),
+    batch=st.integers(1, 9),
+    activation=st.sampled_from(sorted(ACTIVATIONS)),
+    seed=st.integers(0, 2**16),
+)
+def test_random_mlps_packed_give_the_unpacked_bits(
+    widths: list[int], batch: int, activation: str, seed: int
+) -> None:
+    """Any widths, batch sizes and activations: the packed program is the unpacked one."""
+    rng = random.Random(seed)
+    sizes = [2, *widths, 1]
+    act = ACTIVATIONS[activation]
+    params: list[list[list[Scalar]]] = [
+        [[rng.uniform(-2, 2) for _ in range(sizes[i] + 1)] for _ in range(sizes[i + 1])]
+        for i in range(len(sizes) - 1)
+    ]
+    xs = [[rng.uniform(-3, 3) for _ in range(batch)] for _ in range(2)]
+    ys = [rng.uniform(-1, 1) for _ in range(batch)]
+
+    def loss(params: list[list[list[Scalar]]], x: list[Scalar], y: Scalar) -> Scalar:
+        h: list[Scalar] = list(x)
+        for layer in params:
+            h = [act(n[-1] + ag.dot(n[:-1], h)) for n in layer]
+        return (h[0] - y) ** 2
+
+    def step(params: list[list[list[Scalar]]], xs: list[list[float]], ys: list[float]) -> Scalar:
+        return ag.mean(ag.vmap(loss, in_axes=(None, 0, 0))(params, xs, ys))
+
+    with arrays.exact():
+        packed = ag.jit(ag.value_and_grad(step))(params, xs, ys)
+        before = arrays.PACK_ELEMENTS
+        arrays.PACK_ELEMENTS = 0
+        try:
+            unpacked = ag.jit(ag.value_and_grad(step))(params, xs, ys)
+        finally:
+            arrays.PACK_ELEMENTS = before
+    assert compose_bits(packed) == compose_bits(unpacked)
