@@ -792,8 +792,17 @@ def _from_ast(node: ast.expr, text: str) -> Expr | None:
 def _oracle_decimal(text: str) -> float | None:
     """Oracle: the float64 nearest a decimal literal by exact rational arithmetic, or None
     when it is no plain decimal, overflows, or is a non-zero number rounding to zero."""
-    if not re.fullmatch(r"[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?", text):
+    literal = re.fullmatch(r"[-+]?([0-9]*)\.?([0-9]*)(?:[eE]([-+]?[0-9]+))?", text)
+    if literal is None or not (literal[1] or literal[2]):
         return None
+    whole, part, exponent = literal[1], literal[2], int(literal[3] or 0)
+    if not (whole + part).strip("0"):
+        return -0.0 if text.startswith("-") else 0.0
+    # the decimal exponent of the first significant digit: far out, the exact value (a
+    # power of ten of that many digits) is not worth building, the answer is known
+    first = len(whole.lstrip("0")) if whole.strip("0") else -(len(part) - len(part.lstrip("0")))
+    if not -400 < exponent + first < 400:
+        return None  # overflows, or a non-zero number rounding to zero
     exact = fractions.Fraction(text)
     try:
         nearest = exact.numerator / exact.denominator  # int / int rounds correctly
