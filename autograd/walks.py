@@ -11,6 +11,7 @@ that is differentiated again).
 from __future__ import annotations
 
 import sys
+from collections import deque
 from collections.abc import Callable, Collection, Mapping, Sequence
 from operator import attrgetter
 from typing import cast
@@ -71,11 +72,19 @@ def postorder(root: Node, stop: Collection[Node] = ()) -> list[Node]:
     cyclic collector to walk in its full collections; a list of nodes adds
     none. The sweep reads each node's inputs again instead.
     """
+    return _postorder([root], stop, inputs=True)
+
+
+def _postorder(stack: list[object], stop: Collection[Node], inputs: bool) -> list[Node]:
+    """`postorder` from each node of ``stack``, its last first; leaves and constants if ``inputs``.
+
+    With several nodes, each is walked as far as the ones before it did not go. The
+    walk's own stack, as it goes: a node to enter, or `_EXIT` above a node to emit.
+    """
     order: list[Node] = []
     emit = order.append
     seen: set[object] = set()
     enter = seen.add
-    stack: list[object] = [root]  # a node to enter, or _EXIT above a node to emit
     push, pop, extend = stack.append, stack.pop, stack.extend
     table = PARENTS
     while stack:
@@ -85,7 +94,8 @@ def postorder(root: Node, stop: Collection[Node] = ()) -> list[Node]:
             continue
         cls = type(node)
         if cls is Const or cls is Leaf:  # no inputs (in stop or not): at every use
-            emit(node)  # type: ignore[arg-type]  # a node
+            if inputs:
+                emit(node)  # type: ignore[arg-type]  # a node
             continue
         if refcount(node) > _ONE_HOLDER:  # held by two users, or also elsewhere
             if node in seen:
@@ -176,6 +186,67 @@ def backward(
                 prev = get(x)
                 cotangents[x] = gx if prev is None else prev + gx
     return cotangents
+
+
+def backward_leaves(root: Node) -> dict[Node, float]:
+    """`backward` on floats, seeded with 1.0, keeping the cotangent of every `Leaf`.
+
+    The same rules (each op's ``vjp_accumulate``, its float rule) run in the
+    same order, so every sum is the same. While the nodes it meets are each
+    held by one user (a tree of ops over shared leaves and constants) the
+    reverse topological order is the order in which they come off a stack,
+    inputs pushed in field order: no walk before the sweep. At the first node
+    that may have several users it walks what is left (`_sweep_rest`). A
+    constant's cotangent is not kept (under `debug_nans`, every node's is).
+    """
+    if debug_sites.get() is not None:  # debug_nans(): the one check a sweep pays
+        return sweep_checked(toposort(root), {root: 1.0}, float_view, None)
+    if type(root) is Leaf:
+        return {root: 1.0}
+    cotangents: dict[Node, float] = {}
+    stack: list[Node] = []
+    push, pop = stack.append, stack.pop
+    take = cotangents.pop
+    root.vjp_accumulate(1.0, cotangents, push)
+    while stack:
+        node = pop()
+        g = take(node, None)  # before counting references: a key is one
+        if refcount(node) > _ONE_HOLDER:  # maybe a second user not swept yet: walk first
+            if g is not None:
+                cotangents[node] = g
+            push(node)
+            return _sweep_rest(stack, cotangents)
+        if g is None:  # only a comparison reads it: its inputs may have cotangents still
+            _push_inputs(node, push)
+        else:
+            node.vjp_accumulate(g, cotangents, push)
+    return cotangents
+
+
+def _push_inputs(node: Node, push: Callable[[Node], None]) -> None:
+    for x in parents(node):
+        if type(x) is not Const and type(x) is not Leaf:
+            push(x)
+
+
+def _sweep_rest(stack: list[Node], cotangents: dict[Node, float]) -> dict[Node, float]:
+    """`backward_leaves` from the nodes of ``stack`` on: a walk of them, then the sweep.
+
+    The reverse topological order of what is left is the `postorder` of the
+    stack's nodes, the first pushed first, reversed.
+    """
+    pending = cast("list[object]", stack[::-1])  # _postorder also pushes its mark
+    stack.clear()  # a second reference to each would count as a second holder
+    take = cotangents.pop
+    for node in reversed(_postorder(pending, (), inputs=False)):
+        g = take(node, None)
+        if g is not None:
+            node.vjp_accumulate(g, cotangents, _DROP)
+    return cotangents
+
+
+_DROP: Callable[[Node], None] = deque[Node](maxlen=0).append
+"""`_sweep_rest`'s ``push``: the order is known already, so the inputs are dropped (in C)."""
 
 
 def sweep(

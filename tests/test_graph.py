@@ -45,7 +45,7 @@ def rule_calls(monkeypatch: pytest.MonkeyPatch) -> list[Node]:
     """Every node whose ``vjp`` rule runs (on floats or nodes), in order."""
     calls: list[Node] = []
     for cls in NODE_CLASSES:
-        rule, rule_float = cls.vjp, cls.vjp_float
+        rule, rule_float, rule_into = cls.vjp, cls.vjp_float, cls.vjp_accumulate
 
         def counted(self: Node, g: object, p: object, rule: Callable[..., object] = rule) -> object:
             calls.append(self)
@@ -57,8 +57,15 @@ def rule_calls(monkeypatch: pytest.MonkeyPatch) -> list[Node]:
             calls.append(self)
             return rule(self, g)
 
+        def counted_into(
+            self: Node, g: object, c: object, push: object, rule: Callable[..., object] = rule_into
+        ) -> object:
+            calls.append(self)
+            return rule(self, g, c, push)
+
         monkeypatch.setattr(cls, "vjp", counted)
         monkeypatch.setattr(cls, "vjp_float", counted_float)
+        monkeypatch.setattr(cls, "vjp_accumulate", counted_into)  # grad's float sweep
     return calls
 
 

@@ -459,6 +459,11 @@ class Leaf(_Arith):
     def vjp_float(self, g: float) -> tuple[float | None, ...]:
         return ()
 
+    def vjp_accumulate(
+        self, g: float, cotangents: dict[Node, float], push: Callable[[Node], None]
+    ) -> None:
+        pass  # no inputs
+
     def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
         return ()
 
@@ -475,6 +480,11 @@ class Const(_Arith):
 
     def vjp_float(self, g: float) -> tuple[float | None, ...]:
         return ()
+
+    def vjp_accumulate(
+        self, g: float, cotangents: dict[Node, float], push: Callable[[Node], None]
+    ) -> None:
+        pass  # no inputs
 
     def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
         return ()
@@ -520,6 +530,17 @@ class Op(_Arith):
 
     def vjp_float(self, g: float) -> tuple[float | None, ...]:
         raise NotImplementedError  # compiled by `define`
+
+    def vjp_accumulate(
+        self, g: float, cotangents: dict[Node, float], push: Callable[[Node], None]
+    ) -> None:
+        """``vjp_float`` adding each cotangent into ``cotangents``; ``push`` takes each op input.
+
+        What a float sweep that keeps only leaves' cotangents runs: a constant's
+        cotangent is not written, and every input that is neither a leaf nor a
+        constant is given to ``push``, in field order. Compiled by `define` from the rule.
+        """
+        raise NotImplementedError
 
     def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
         """Cotangents of the inputs, in field order; None where there is none."""
@@ -590,6 +611,9 @@ def _complete(cls: type[Op]) -> None:
     """Compile an op's float forward and float rule from its definition; make its builder."""
     if "_forward" not in cls.__dict__:
         cls._forward = _compiled_forward(cls)  # type: ignore[method-assign, assignment]  # filled in once
+    if "vjp_accumulate" not in cls.__dict__:  # from the rule, or from a hand-written float rule
+        accumulate = _accumulate_rule if "vjp_float" in cls.__dict__ else _compiled_accumulate(cls)
+        cls.vjp_accumulate = accumulate  # type: ignore[method-assign, assignment]  # filled in once
     if "vjp_float" not in cls.__dict__:
         cls.vjp_float = _compiled_rule(cls)  # type: ignore[method-assign, assignment]  # filled in once
     if len(cls.inputs) == 1:
@@ -615,8 +639,10 @@ def _template(cls: type[Op], const: bool) -> tuple[Op, dict[Node, Sym]]:
     return node, names
 
 
-def _compile(cls: type[Op], src: str, name: str) -> Callable[..., object]:
-    namespace: dict[str, object] = {**HELPERS, "__name__": __name__, "produced_nan": produced_nan}
+def _compile(
+    cls: type[Op], src: str, name: str, names: Mapping[str, object] | None = None
+) -> Callable[..., object]:
+    namespace = {**HELPERS, "__name__": __name__, "produced_nan": produced_nan, **(names or {})}
     exec(compile(src, f"<autograd rule {cls.__name__}.{name}>", "exec"), namespace)
     return cast("Callable[..., object]", namespace[name])
 
@@ -635,14 +661,19 @@ def _compiled_forward(cls: type[Op]) -> Callable[[Op], float]:
     return cast("Callable[[Op], float]", _compile(cls, src, "_forward"))
 
 
-def _rule_source(cls: type[Op], const: bool, name: str) -> str:
+def _rule_outputs(cls: type[Op], const: bool) -> tuple[list[Sym | None], set[str]]:
+    """The rule run on `Sym`: each input's cotangent as code (or None), and the names read."""
     node, names = _template(cls, const)
     outs = [None if o is None else sym(o) for o in node.vjp(Sym("g", ("g",)), names.__getitem__)]
     if len(outs) != len(cls.inputs):  # checked once here, so the float sweep need not
         raise TypeError(
             f"{cls.__name__}.vjp returns {len(outs)} cotangent(s) for {len(cls.inputs)} input(s)"
         )
-    used = {u for o in outs if o is not None for u in o.uses}
+    return outs, {u for o in outs if o is not None for u in o.uses}
+
+
+def _rule_source(cls: type[Op], const: bool, name: str) -> str:
+    outs, used = _rule_outputs(cls, const)
     lines = [f"def {name}(self, g):"]
     if "out" in used:
         lines.append("    out = self.value")
@@ -666,6 +697,61 @@ def _compiled_rule(cls: type[Op]) -> Callable[[Op, float], tuple[float | None, .
         return (const if type(get(self)) is Const else plain)(self, g)
 
     return vjp_float
+
+
+Accumulate: TypeAlias = Callable[["Op", float, "dict[Node, float]", Callable[["Node"], None]], None]
+
+
+def _accumulate_lines(cls: type[Op], const: bool) -> list[str]:
+    """The float rule as statements adding each input's cotangent into ``_cotangents``."""
+    outs, used = _rule_outputs(cls, const)
+    lines = ["out = self.value"] if "out" in used else []
+    lines += [f"_in{i} = self.{f}" for i, f in enumerate(cls.inputs)]
+    lines += [f"{f} = _in{i}.value" for i, f in enumerate(cls.inputs) if f in used]
+    for i, o in enumerate(outs):
+        lines.append(f"_type = type(_in{i})")
+        if o is None:  # no cotangent, but its inputs may have one from elsewhere: walked
+            lines += ["if _type is not Const and _type is not Leaf:", f"    _push(_in{i})"]
+            continue
+        lines += [
+            "if _type is not Const:",  # a constant's cotangent is never read
+            f"    _g = {o.src}",
+            f"    _prev = _cotangents.get(_in{i})",
+            f"    _cotangents[_in{i}] = _g if _prev is None else _prev + _g",
+            "    if _type is not Leaf:",
+            f"        _push(_in{i})",
+        ]
+    return lines or ["pass"]
+
+
+def _compiled_accumulate(cls: type[Op]) -> Accumulate:
+    """``vjp_accumulate`` compiled from the rule run on `Sym`, as ``vjp_float`` is."""
+    # named vjp_float as what it is, the float rule: jit's read guard knows rules by that name
+    lines = ["def vjp_float(self, g, _cotangents, _push):"]
+    if cls.const_variant is None:
+        lines += [f"    {line}" for line in _accumulate_lines(cls, False)]
+    else:  # both variants in one function, chosen as `_compiled_rule` chooses
+        lines.append(f"    if type(self.{cls.inputs[cls.const_variant]}) is Const:")
+        lines += [f"        {line}" for line in _accumulate_lines(cls, True)]
+        lines.append("    else:")
+        lines += [f"        {line}" for line in _accumulate_lines(cls, False)]
+    src = "\n".join(lines) + "\n"
+    return cast(Accumulate, _compile(cls, src, "vjp_float", {"Const": Const, "Leaf": Leaf}))
+
+
+def _accumulate_rule(
+    self: Op, g: float, cotangents: dict[Node, float], push: Callable[[Node], None]
+) -> None:
+    """``vjp_accumulate`` of an op that writes its own ``vjp_float``: that rule, added in."""
+    for x, gx in zip(_inputs(self), self.vjp_float(g)):  # noqa: B905  # lengths as the op's inputs
+        t = type(x)
+        if t is Const:  # a constant's cotangent is never read
+            continue
+        if gx is not None:
+            prev = cotangents.get(_self(x))
+            cotangents[_self(x)] = gx if prev is None else prev + gx
+        if t is not Leaf:
+            push(_self(x))
 
 
 _COMPARISONS: dict[str, tuple[str, Callable[[float, float], bool]]] = {

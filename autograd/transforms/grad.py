@@ -19,7 +19,7 @@ from autograd.core.floats import int_to_float
 from autograd.core.nodes import Const, Node, Scalar, _Arith
 from autograd.pytree import flatten_any, unflatten
 from autograd.transforms.arguments import Arguments, aux_values, describe
-from autograd.walks import backward, float_view, node_view
+from autograd.walks import backward, backward_leaves, float_view, node_view
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -462,6 +462,8 @@ def _sweep(out: Scalar, variables: list[Node], nested: bool, linked: bool) -> Ma
     stop = wanted if linked else ()  # fresh leaves have no inputs: nothing to stop at
     if nested:
         return backward(out, 1.0, node_view, stop=stop, keep=wanted)
+    if not linked:  # every variable a fresh leaf
+        return backward_leaves(out)
     return backward(out, 1.0, float_view, stop=stop, keep=wanted)
 
 
