@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import numbers
 import operator
+import sys
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import (
     TYPE_CHECKING,
@@ -324,10 +325,13 @@ def lift(v: object) -> Node | None:
     t = type(v)
     if t is float:
         return _const(v)  # type: ignore[arg-type]  # mypy does not narrow on `type(v) is`
+    if t is int:  # before the test for a node: the operators pass nodes by themselves
+        try:
+            return _const(float(v))  # type: ignore[arg-type]  # an int, as tested
+        except OverflowError:  # beyond float64: a signed infinity
+            return _const(int_to_float(cast(int, v)))
     if isinstance(v, _Arith):
         return _self(v)
-    if t is int:
-        return _const(int_to_float(cast(int, v)))
     if isinstance(v, float):  # numpy.float64 and other float subclasses
         return _const(float(v))
     if isinstance(v, int) and not isinstance(v, bool):
@@ -610,7 +614,7 @@ _all_defined = False  # this module's ops refer to each other: completed togethe
 def _complete(cls: type[Op]) -> None:
     """Compile an op's float forward and float rule from its definition; make its builder."""
     if "_forward" not in cls.__dict__:
-        cls._forward = _compiled_forward(cls)  # type: ignore[method-assign, assignment]  # filled in once
+        cls._forward = _compiled_forwards[cls] = _compiled_forward(cls)  # type: ignore[method-assign, assignment]  # filled in once
     if "vjp_accumulate" not in cls.__dict__:  # from the rule, or from a hand-written float rule
         accumulate = _accumulate_rule if "vjp_float" in cls.__dict__ else _compiled_accumulate(cls)
         cls.vjp_accumulate = accumulate  # type: ignore[method-assign, assignment]  # filled in once
@@ -624,6 +628,7 @@ def undefine(cls: type[Op]) -> None:
     """Forget an op defined after import (a test's throwaway op): the registries drop it."""
     OPS.pop(cls.name, None)
     BUILD1.pop(cls, None)
+    _compiled_forwards.pop(cls, None)
     _input_getters.pop(cls, None)
     _VALUE_SLOTS.pop(cls, None)
 
@@ -645,6 +650,10 @@ def _compile(
     namespace = {**HELPERS, "__name__": __name__, "produced_nan": produced_nan, **(names or {})}
     exec(compile(src, f"<autograd rule {cls.__name__}.{name}>", "exec"), namespace)
     return cast("Callable[..., object]", namespace[name])
+
+
+_compiled_forwards: dict[type[Op], Callable[[Op], float]] = {}
+"""The ops whose ``_forward`` `define` compiled: their builders have its text written in."""
 
 
 def _compiled_forward(cls: type[Op]) -> Callable[[Op], float]:
@@ -1114,10 +1123,14 @@ class Pow(Op):
     value: float = attrs.field(init=False, default=attrs.Factory(_forwarded, takes_self=True))
 
     def _forward(self) -> float:
-        if _pow_is_scalar_path(self.x, self.y):
-            v = pow_scalar_float(self.x.value, self.y.value)
+        x, y = self.x, self.y
+        # `_pow_is_scalar_path`'s common case first, inline: a constant exponent, no trace
+        if (type(y) is Const and type(x) is not Const and trace_state.get() is None) or (
+            _pow_is_scalar_path(x, y)
+        ):
+            v = pow_scalar_float(x.value, y.value)
         else:
-            v = pow_float(self.x.value, self.y.value)
+            v = pow_float(x.value, y.value)
         if v != v:
             produced_nan(self)
         return v
@@ -1690,6 +1703,8 @@ _B = TypeVar("_B", bound=Op)
 
 
 def _build2(cls: type[_B]) -> Callable[[_Arith, _Arith], _B]:
+    if cls in _compiled_forwards:
+        return cast("Callable[[_Arith, _Arith], _B]", _inlined_build(cls))
     set_x, set_y = _slot_setter(cls, "x"), _slot_setter(cls, "y")
     set_value, forward = _slot_setter(cls, "value"), cls._forward
 
@@ -1706,6 +1721,8 @@ def _build2(cls: type[_B]) -> Callable[[_Arith, _Arith], _B]:
 
 
 def _build1(cls: type[_B]) -> Callable[[_Arith], _B]:
+    if cls in _compiled_forwards:
+        return cast("Callable[[_Arith], _B]", _inlined_build(cls))
     set_x, set_value, forward = _slot_setter(cls, "x"), _slot_setter(cls, "value"), cls._forward
 
     def build(x: _Arith) -> _B:
@@ -1717,6 +1734,28 @@ def _build1(cls: type[_B]) -> Callable[[_Arith], _B]:
         return node
 
     return build
+
+
+def _inlined_build(cls: type[Op]) -> Callable[..., Op]:
+    """A builder with the compiled forward's text written in: one call a node, not two."""
+    xs = [f"_x{i}" for i in range(len(cls.inputs))]
+    node, _ = _template(cls, const=False)
+    body = node.forward_source([Sym(f"{x}.value") for x in xs]).src
+    lines = [f"def build({', '.join(xs)}):", "    _node = _new(_cls)"]
+    lines += [f"    _set{i}(_node, {x})" for i, x in enumerate(xs)]
+    lines += [
+        f"    _v = {body}",
+        "    if _v != _v:",
+        "        produced_nan(_node)",
+        "    _set_value(_node, _v)",
+        "    if _hooks.on_build is not None:",  # `debug_nans` sets it on this module
+        "        _hooks.on_build(_node)",
+        "    return _node",
+    ]
+    names: dict[str, object] = {"_new": _new, "_cls": cls, "_hooks": sys.modules[__name__]}
+    names.update({f"_set{i}": _slot_setter(cls, f) for i, f in enumerate(cls.inputs)})
+    names["_set_value"] = _slot_setter(cls, "value")
+    return cast("Callable[..., Op]", _compile(cls, "\n".join(lines) + "\n", "build", names))
 
 
 def _const(value: float) -> Const:
