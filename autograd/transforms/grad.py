@@ -458,12 +458,12 @@ def scalar_output(spec: Arguments, result: object) -> tuple[Scalar, object]:
 def _sweep(out: Scalar, variables: list[Node], nested: bool, linked: bool) -> Mapping[Node, Scalar]:
     if not isinstance(out, _Arith) or not variables:
         return {}
+    if not nested and not linked:  # every variable a fresh leaf
+        return backward_leaves(out)
     wanted = set(variables)
     stop = wanted if linked else ()  # fresh leaves have no inputs: nothing to stop at
     if nested:
         return backward(out, 1.0, node_view, stop=stop, keep=wanted)
-    if not linked:  # every variable a fresh leaf
-        return backward_leaves(out)
     return backward(out, 1.0, float_view, stop=stop, keep=wanted)
 
 
