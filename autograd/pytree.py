@@ -145,15 +145,27 @@ def flatten(tree: object, root: str) -> tuple[list[Scalar], TreeDef]:
             that contains itself.
         ValueError: naming the path of a number float64 does not hold exactly.
     """
-    t = type(tree)
-    if t is float:  # the fast paths: a float, or a dict, list or tuple of floats
-        return [tree], LEAF  # type: ignore[list-item]  # mypy does not narrow on `type(x) is`
-    if t is dict or t is list or t is tuple:  # no cast() or generator here: a call's fixed cost
-        values: list[Scalar] = list(tree.values() if t is dict else tree)  # type: ignore[attr-defined, arg-type]  # a dict, list or tuple
-        if list(map(type, values)).count(float) == len(values):
-            return values, _flat_shape(tree, t, len(values))
+    flat = flatten_floats(tree)
+    if flat is not None:
+        return flat  # type: ignore[return-value]  # floats are scalars (a list is invariant)
     leaves, shape = _walk(tree, root, strict=True)
     return leaves, shape  # type: ignore[return-value]  # strict leaves are scalar_leaf's
+
+
+def flatten_floats(tree: object) -> tuple[list[float], TreeDef] | None:
+    """`flatten`'s fast paths: a float, or a dict, list or tuple of floats; else None.
+
+    >>> flatten_floats({"a": 1.0, "b": 2.0})[0], flatten_floats([1.0, 2]) is None
+    ([1.0, 2.0], True)
+    """
+    t = type(tree)
+    if t is float:
+        return [tree], LEAF  # type: ignore[list-item]  # mypy does not narrow on `type(x) is`
+    if t is dict or t is list or t is tuple:  # no cast() or generator here: a call's fixed cost
+        values: list[float] = list(tree.values() if t is dict else tree)  # type: ignore[attr-defined, arg-type]  # a dict, list or tuple
+        if list(map(type, values)).count(float) == len(values):
+            return values, _flat_shape(tree, t, len(values))
+    return None
 
 
 def _flat_shape(tree: object, t: type, n: int) -> TreeDef:

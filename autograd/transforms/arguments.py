@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from autograd.core.nodes import VARIABLE_ONE, Leaf, Mul, Node, Scalar, _Arith, fresh_leaf
-from autograd.pytree import TreeDef, flatten, flatten_any, paths, unflatten
+from autograd.pytree import TreeDef, flatten, flatten_any, flatten_floats, paths, unflatten
 
 
 def describe(x: object) -> str:
@@ -201,11 +201,13 @@ class Variables:
         self.args = list(args)
         if len(nums) == 1:  # one differentiated argument: the common call, with no loops
             i = nums[0]
-            leaves, tree = flatten(args[i], roots[0])
-            if list(map(type, leaves)).count(float) == len(leaves):  # numbers: fresh leaves
-                vs: list[Node] = list(map(fresh_leaf, leaves))  # type: ignore[arg-type]  # floats, as counted
+            floats = flatten_floats(args[i])
+            if floats is not None:  # floats: fresh leaves, nothing linked
+                numbers, tree = floats
+                vs: list[Node] = list(map(fresh_leaf, numbers))
                 self.linked = False
             else:
+                leaves, tree = flatten(args[i], roots[0])
                 vs = list(map(variable, leaves))
                 self.linked = list(map(type, vs)).count(Leaf) != len(vs)
             self.trees, self.groups, self.all = [tree], [vs], vs

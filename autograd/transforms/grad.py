@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from itertools import repeat
 from typing import Concatenate, Literal, ParamSpec, Protocol, TypeVar, TypeVarTuple, overload
 
 from autograd.core.context import nesting
@@ -429,7 +428,8 @@ def _value_and_grad(
 
     out, aux = scalar_output(spec, result)
     grads = _sweep(out, vs.all, nested, vs.linked)
-    g = vs.shape(list(map(grads.get, vs.all, repeat(0.0, len(vs.all)))), spec.single)
+    get = grads.get
+    g = vs.shape([get(v, 0.0) for v in vs.all], spec.single)
     value: object = out if nested or not isinstance(out, _Arith) else out.value
     if spec.has_aux:
         value = (value, aux if nested else aux_values(aux))
