@@ -10,14 +10,13 @@ that is differentiated again).
 
 from __future__ import annotations
 
-import sys
-from collections import deque
 from collections.abc import Callable, Collection, Mapping, Sequence
 from operator import attrgetter
 from typing import cast
 
 from autograd.core.context import debug_sites
-from autograd.core.nodes import PARENTS, Const, Leaf, Node, Scalar, V, parents
+from autograd.core.holders import ONE_HOLDER, refcount
+from autograd.core.nodes import PARENTS, SHARED, Const, Leaf, Node, Scalar, V, parents
 from autograd.debug import sweep_checked, tangent_nan
 
 
@@ -97,7 +96,7 @@ def _postorder(stack: list[object], stop: Collection[Node], inputs: bool) -> lis
             if inputs:
                 emit(node)  # type: ignore[arg-type]  # a node
             continue
-        if refcount(node) > _ONE_HOLDER:  # held by two users, or also elsewhere
+        if refcount(node) > ONE_HOLDER:  # held by two users, or also elsewhere
             if node in seen:
                 continue
             enter(node)
@@ -117,28 +116,6 @@ def _postorder(stack: list[object], stop: Collection[Node], inputs: bool) -> lis
         else:
             emit(node)  # type: ignore[arg-type]  # a node
     return order
-
-
-def _one_holder() -> int:
-    """What `postorder` reads as the reference count of a node one object holds.
-
-    That holder, plus the loop's variable and the argument of `sys.getrefcount`, as far as
-    the interpreter counts them: CPython versions may differ in counting the references of
-    locals and arguments, so this is measured on a local nothing else holds, plus one.
-    """
-    probe = object()  # held by this local only
-    return refcount(probe) + 1
-
-
-if sys.implementation.name == "cpython":
-    refcount: Callable[[object], int] = sys.getrefcount
-    _ONE_HOLDER = _one_holder()
-else:  # no reference counts to read: every node goes through the set of nodes seen
-    refcount, _ONE_HOLDER = id, -1
-"""A node that `postorder` finds at `_ONE_HOLDER` is held by one object, its one user (a node
-two users hold, or that a variable or list also holds, counts more): CPython counts every
-reference, so that node can be met by one path only (NumPy elides temporaries on the same
-test). On a chain no node goes into the set of nodes seen, the walk's largest table."""
 
 
 _EXIT = object()
@@ -191,62 +168,51 @@ def backward(
 def backward_leaves(root: Node) -> dict[Node, float]:
     """`backward` on floats, seeded with 1.0, keeping the cotangent of every `Leaf`.
 
-    The same rules (each op's ``vjp_accumulate``, its float rule) run in the
-    same order, so every sum is the same. While the nodes it meets are each
-    held by one user (a tree of ops over shared leaves and constants) the
-    reverse topological order is the order in which they come off a stack,
-    inputs pushed in field order: no walk before the sweep. At the first node
-    that may have several users it walks what is left (`_sweep_rest`). A
-    constant's cotangent is not kept (under `debug_nans`, every node's is).
+    The same rules (each op's float rule, as ``vjp_push`` and ``vjp_accumulate``)
+    run in the same order, so every sum is the same. While each node it meets is
+    held by one user only (a tree of ops over shared leaves and constants), the
+    reverse topological order is the order in which nodes come off a stack,
+    inputs pushed in field order, each with its cotangent: no walk, and no dict
+    but the leaves'. At the first node that may have a second user it walks
+    what is left (`_sweep_rest`). A constant's cotangent is not kept (under
+    `debug_nans`, every node's is).
     """
     if debug_sites.get() is not None:  # debug_nans(): the one check a sweep pays
         return sweep_checked(toposort(root), {root: 1.0}, float_view, None)
     if type(root) is Leaf:
         return {root: 1.0}
     cotangents: dict[Node, float] = {}
-    stack: list[Node] = []
+    stack: list[object] = []  # a node, then its cotangent (or SHARED), in turn
     push, pop = stack.append, stack.pop
-    take = cotangents.pop
-    root.vjp_accumulate(1.0, cotangents, push)
+    root.vjp_push(1.0, cotangents, push)
     while stack:
+        g = pop()
         node = pop()
-        g = take(node, None)  # before counting references: a key is one
-        if refcount(node) > _ONE_HOLDER:  # maybe a second user not swept yet: walk first
-            if g is not None:
-                cotangents[node] = g
+        if g is SHARED:  # maybe a second user not swept yet: walk first
             push(node)
+            push(g)
             return _sweep_rest(stack, cotangents)
-        if g is None:  # only a comparison reads it: its inputs may have cotangents still
-            _push_inputs(node, push)
-        else:
-            node.vjp_accumulate(g, cotangents, push)
+        node.vjp_push(g, cotangents, push)  # type: ignore[attr-defined]  # pushed by a rule: a node, then a float
     return cotangents
 
 
-def _push_inputs(node: Node, push: Callable[[Node], None]) -> None:
-    for x in parents(node):
-        if type(x) is not Const and type(x) is not Leaf:
-            push(x)
-
-
-def _sweep_rest(stack: list[Node], cotangents: dict[Node, float]) -> dict[Node, float]:
+def _sweep_rest(stack: list[object], cotangents: dict[Node, float]) -> dict[Node, float]:
     """`backward_leaves` from the nodes of ``stack`` on: a walk of them, then the sweep.
 
     The reverse topological order of what is left is the `postorder` of the
     stack's nodes, the first pushed first, reversed.
     """
-    pending = cast("list[object]", stack[::-1])  # _postorder also pushes its mark
-    stack.clear()  # a second reference to each would count as a second holder
+    pending = stack[-2::-2]  # the nodes, the last pushed first: `_postorder` pops from the end
+    for node, carried in zip(pending, stack[-1::-2], strict=True):
+        if carried is not SHARED:  # carried on the stack: the walk's order will meet it
+            cotangents[node] = carried  # type: ignore[index, assignment]  # a node and its cotangent
+    stack.clear()
     take = cotangents.pop
     for node in reversed(_postorder(pending, (), inputs=False)):
         g = take(node, None)
         if g is not None:
-            node.vjp_accumulate(g, cotangents, _DROP)
+            node.vjp_accumulate(g, cotangents)
     return cotangents
-
-
-_DROP: Callable[[Node], None] = deque[Node](maxlen=0).append
-"""`_sweep_rest`'s ``push``: the order is known already, so the inputs are dropped (in C)."""
 
 
 def sweep(

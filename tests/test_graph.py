@@ -45,7 +45,8 @@ def rule_calls(monkeypatch: pytest.MonkeyPatch) -> list[Node]:
     """Every node whose ``vjp`` rule runs (on floats or nodes), in order."""
     calls: list[Node] = []
     for cls in NODE_CLASSES:
-        rule, rule_float, rule_into = cls.vjp, cls.vjp_float, cls.vjp_accumulate
+        rule, rule_float = cls.vjp, cls.vjp_float
+        rule_into, rule_push = cls.vjp_accumulate, cls.vjp_push
 
         def counted(self: Node, g: object, p: object, rule: Callable[..., object] = rule) -> object:
             calls.append(self)
@@ -58,7 +59,13 @@ def rule_calls(monkeypatch: pytest.MonkeyPatch) -> list[Node]:
             return rule(self, g)
 
         def counted_into(
-            self: Node, g: object, c: object, push: object, rule: Callable[..., object] = rule_into
+            self: Node, g: object, c: object, rule: Callable[..., object] = rule_into
+        ) -> object:
+            calls.append(self)
+            return rule(self, g, c)
+
+        def counted_push(
+            self: Node, g: object, c: object, push: object, rule: Callable[..., object] = rule_push
         ) -> object:
             calls.append(self)
             return rule(self, g, c, push)
@@ -66,6 +73,7 @@ def rule_calls(monkeypatch: pytest.MonkeyPatch) -> list[Node]:
         monkeypatch.setattr(cls, "vjp", counted)
         monkeypatch.setattr(cls, "vjp_float", counted_float)
         monkeypatch.setattr(cls, "vjp_accumulate", counted_into)  # grad's float sweep
+        monkeypatch.setattr(cls, "vjp_push", counted_push)
     return calls
 
 

@@ -64,6 +64,7 @@ from autograd.core.floats import (
     sqrt_float,
     tan_float,
 )
+from autograd.core.holders import ONE_HOLDER, refcount
 from autograd.core.sym import HELPERS, Sym, call, infix, select, sym
 
 _INF = math.inf
@@ -463,9 +464,10 @@ class Leaf(_Arith):
     def vjp_float(self, g: float) -> tuple[float | None, ...]:
         return ()
 
-    def vjp_accumulate(
-        self, g: float, cotangents: dict[Node, float], push: Callable[[Node], None]
-    ) -> None:
+    def vjp_accumulate(self, g: float, cotangents: dict[Node, float]) -> None:
+        pass  # no inputs
+
+    def vjp_push(self, g: float, cotangents: dict[Node, float], push: Push) -> None:
         pass  # no inputs
 
     def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
@@ -485,9 +487,10 @@ class Const(_Arith):
     def vjp_float(self, g: float) -> tuple[float | None, ...]:
         return ()
 
-    def vjp_accumulate(
-        self, g: float, cotangents: dict[Node, float], push: Callable[[Node], None]
-    ) -> None:
+    def vjp_accumulate(self, g: float, cotangents: dict[Node, float]) -> None:
+        pass  # no inputs
+
+    def vjp_push(self, g: float, cotangents: dict[Node, float], push: Push) -> None:
         pass  # no inputs
 
     def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
@@ -535,14 +538,20 @@ class Op(_Arith):
     def vjp_float(self, g: float) -> tuple[float | None, ...]:
         raise NotImplementedError  # compiled by `define`
 
-    def vjp_accumulate(
-        self, g: float, cotangents: dict[Node, float], push: Callable[[Node], None]
-    ) -> None:
-        """``vjp_float`` adding each cotangent into ``cotangents``; ``push`` takes each op input.
+    def vjp_accumulate(self, g: float, cotangents: dict[Node, float]) -> None:
+        """``vjp_float`` adding each input's cotangent into ``cotangents`` (a constant's is not).
 
-        What a float sweep that keeps only leaves' cotangents runs: a constant's
-        cotangent is not written, and every input that is neither a leaf nor a
-        constant is given to ``push``, in field order. Compiled by `define` from the rule.
+        Compiled by `define` from the rule, as ``vjp_float`` is.
+        """
+        raise NotImplementedError
+
+    def vjp_push(self, g: float, cotangents: dict[Node, float], push: Push) -> None:
+        """`vjp_accumulate`, but an op input is given to ``push`` with its cotangent, in order.
+
+        An input that only this node holds gets its cotangent pushed after it;
+        one that may have other users gets it added into ``cotangents`` and
+        `SHARED` pushed after it (so does one the rule gives no cotangent).
+        Leaves' cotangents go into ``cotangents``; constants' nowhere. Compiled by `define`.
         """
         raise NotImplementedError
 
@@ -615,11 +624,12 @@ def _complete(cls: type[Op]) -> None:
     """Compile an op's float forward and float rule from its definition; make its builder."""
     if "_forward" not in cls.__dict__:
         cls._forward = _compiled_forwards[cls] = _compiled_forward(cls)  # type: ignore[method-assign, assignment]  # filled in once
-    if "vjp_accumulate" not in cls.__dict__:  # from the rule, or from a hand-written float rule
-        accumulate = _accumulate_rule if "vjp_float" in cls.__dict__ else _compiled_accumulate(cls)
-        cls.vjp_accumulate = accumulate  # type: ignore[method-assign, assignment]  # filled in once
-    if "vjp_float" not in cls.__dict__:
+    if "vjp_float" in cls.__dict__:  # a hand-written float rule: the sweeps' forms call it
+        cls.vjp_accumulate, cls.vjp_push = _accumulate_rule, _push_rule  # type: ignore[method-assign]  # filled in once
+    else:
         cls.vjp_float = _compiled_rule(cls)  # type: ignore[method-assign, assignment]  # filled in once
+        cls.vjp_accumulate = _compiled_accumulate(cls, push=False)  # type: ignore[method-assign]  # filled in once
+        cls.vjp_push = _compiled_accumulate(cls, push=True)  # type: ignore[method-assign]  # filled in once
     if len(cls.inputs) == 1:
         BUILD1[cls] = _build1(cls)
 
@@ -708,59 +718,83 @@ def _compiled_rule(cls: type[Op]) -> Callable[[Op, float], tuple[float | None, .
     return vjp_float
 
 
-Accumulate: TypeAlias = Callable[["Op", float, "dict[Node, float]", Callable[["Node"], None]], None]
+Push: TypeAlias = Callable[[object], None]
+"""`Op.vjp_push`'s ``push``: takes an input node, then its cotangent or `SHARED`."""
+
+SHARED = object()
+"""Pushed by `Op.vjp_push` after an input that may have other users: its cotangent is in the
+dict, and the sweep must walk the rest of the graph to find where that input comes."""
 
 
-def _accumulate_lines(cls: type[Op], const: bool) -> list[str]:
-    """The float rule as statements adding each input's cotangent into ``_cotangents``."""
+def _accumulate_lines(cls: type[Op], const: bool, push: bool) -> list[str]:
+    """The float rule as statements adding each input's cotangent where it goes."""
     outs, used = _rule_outputs(cls, const)
     lines = ["out = self.value"] if "out" in used else []
-    lines += [f"_in{i} = self.{f}" for i, f in enumerate(cls.inputs)]
+    read = [push or o is not None or f in used for f, o in zip(cls.inputs, outs, strict=True)]
+    lines += [f"_in{i} = self.{f}" for i, f in enumerate(cls.inputs) if read[i]]
     lines += [f"{f} = _in{i}.value" for i, f in enumerate(cls.inputs) if f in used]
     for i, o in enumerate(outs):
-        lines.append(f"_type = type(_in{i})")
+        x, shared = f"_in{i}", [f"_push(_in{i})", "_push(_SHARED)"]
         if o is None:  # no cotangent, but its inputs may have one from elsewhere: walked
-            lines += ["if _type is not Const and _type is not Leaf:", f"    _push(_in{i})"]
+            if push:
+                lines += [f"if type({x}) is not Const and type({x}) is not Leaf:", *_indent(shared)]
             continue
-        lines += [
-            "if _type is not Const:",  # a constant's cotangent is never read
-            f"    _g = {o.src}",
-            f"    _prev = _cotangents.get(_in{i})",
-            f"    _cotangents[_in{i}] = _g if _prev is None else _prev + _g",
+        add = [
+            f"_g = {o.src}",
+            f"_prev = _cotangents.get({x})",
+            f"_cotangents[{x}] = _g if _prev is None else _prev + _g",
+        ]
+        lines.append(f"_type = type({x})")
+        if not push:
+            lines += ["if _type is not Const:", *_indent(add)]  # a constant's is never read
+            continue
+        lines += [  # the cotangent of an input only this node holds goes on the stack
+            f"if _type is not Const and _type is not Leaf and _refcount({x}) <= _ONE:",
+            f"    _push({x})",
+            f"    _push({o.src})",
+            "elif _type is not Const:",
+            *_indent(add),
             "    if _type is not Leaf:",
-            f"        _push(_in{i})",
+            *_indent(_indent(shared)),
         ]
     return lines or ["pass"]
 
 
-def _compiled_accumulate(cls: type[Op]) -> Accumulate:
-    """``vjp_accumulate`` compiled from the rule run on `Sym`, as ``vjp_float`` is."""
+def _indent(lines: list[str]) -> list[str]:
+    return [f"    {line}" for line in lines]
+
+
+def _compiled_accumulate(cls: type[Op], push: bool) -> Callable[..., None]:
+    """``vjp_accumulate`` or ``vjp_push`` compiled from the rule run on `Sym`, as ``vjp_float``."""
     # named vjp_float as what it is, the float rule: jit's read guard knows rules by that name
-    lines = ["def vjp_float(self, g, _cotangents, _push):"]
+    lines = [f"def vjp_float(self, g, _cotangents{', _push' if push else ''}):"]
     if cls.const_variant is None:
-        lines += [f"    {line}" for line in _accumulate_lines(cls, False)]
+        lines += _indent(_accumulate_lines(cls, False, push))
     else:  # both variants in one function, chosen as `_compiled_rule` chooses
         lines.append(f"    if type(self.{cls.inputs[cls.const_variant]}) is Const:")
-        lines += [f"        {line}" for line in _accumulate_lines(cls, True)]
+        lines += _indent(_indent(_accumulate_lines(cls, True, push)))
         lines.append("    else:")
-        lines += [f"        {line}" for line in _accumulate_lines(cls, False)]
-    src = "\n".join(lines) + "\n"
-    return cast(Accumulate, _compile(cls, src, "vjp_float", {"Const": Const, "Leaf": Leaf}))
+        lines += _indent(_indent(_accumulate_lines(cls, False, push)))
+    names = {"Const": Const, "Leaf": Leaf, "_SHARED": SHARED, "_refcount": refcount}
+    names["_ONE"] = ONE_HOLDER
+    return cast("Callable[..., None]", _compile(cls, "\n".join(lines) + "\n", "vjp_float", names))
 
 
-def _accumulate_rule(
-    self: Op, g: float, cotangents: dict[Node, float], push: Callable[[Node], None]
-) -> None:
+def _accumulate_rule(self: Op, g: float, cotangents: dict[Node, float]) -> None:
     """``vjp_accumulate`` of an op that writes its own ``vjp_float``: that rule, added in."""
     for x, gx in zip(_inputs(self), self.vjp_float(g)):  # noqa: B905  # lengths as the op's inputs
-        t = type(x)
-        if t is Const:  # a constant's cotangent is never read
-            continue
-        if gx is not None:
+        if gx is not None and type(x) is not Const:  # a constant's cotangent is never read
             prev = cotangents.get(_self(x))
             cotangents[_self(x)] = gx if prev is None else prev + gx
-        if t is not Leaf:
-            push(_self(x))
+
+
+def _push_rule(self: Op, g: float, cotangents: dict[Node, float], push: Push) -> None:
+    """``vjp_push`` of an op that writes its own ``vjp_float``: every op input as shared."""
+    _accumulate_rule(self, g, cotangents)
+    for x in _inputs(self):
+        if type(x) is not Const and type(x) is not Leaf:
+            push(x)
+            push(SHARED)
 
 
 _COMPARISONS: dict[str, tuple[str, Callable[[float, float], bool]]] = {
