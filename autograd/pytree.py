@@ -92,6 +92,9 @@ class TreeDef:
 
 
 builtins_sum = sum
+_LEAF, _LIST, _TUPLE, _DICT = Kind.LEAF, Kind.LIST, Kind.TUPLE, Kind.DICT
+"""`unflatten`'s fast paths compare with these: reading a member off `Kind` is an attribute
+lookup on the enum class each time (CPython 3.11: about 60 ns)."""
 LEAF = TreeDef(Kind.LEAF)
 NONE = TreeDef(Kind.NONE)
 Path: TypeAlias = tuple["Path", Kind, object] | None
@@ -142,15 +145,27 @@ def flatten(tree: object, root: str) -> tuple[list[Scalar], TreeDef]:
             that contains itself.
         ValueError: naming the path of a number float64 does not hold exactly.
     """
-    t = type(tree)
-    if t is float:  # the fast paths: a float, or a dict, list or tuple of floats
-        return [tree], LEAF  # type: ignore[list-item]  # mypy does not narrow on `type(x) is`
-    if t is dict or t is list or t is tuple:  # no cast() or generator here: a call's fixed cost
-        values: list[Scalar] = list(tree.values() if t is dict else tree)  # type: ignore[attr-defined, arg-type]  # a dict, list or tuple
-        if list(map(type, values)).count(float) == len(values):
-            return values, _flat_shape(tree, t, len(values))
+    flat = flatten_floats(tree)
+    if flat is not None:
+        return flat  # type: ignore[return-value]  # floats are scalars (a list is invariant)
     leaves, shape = _walk(tree, root, strict=True)
     return leaves, shape  # type: ignore[return-value]  # strict leaves are scalar_leaf's
+
+
+def flatten_floats(tree: object) -> tuple[list[float], TreeDef] | None:
+    """`flatten`'s fast paths: a float, or a dict, list or tuple of floats; else None.
+
+    >>> flatten_floats({"a": 1.0, "b": 2.0})[0], flatten_floats([1.0, 2]) is None
+    ([1.0, 2.0], True)
+    """
+    t = type(tree)
+    if t is float:
+        return [tree], LEAF  # type: ignore[list-item]  # mypy does not narrow on `type(x) is`
+    if t is dict or t is list or t is tuple:  # no cast() or generator here: a call's fixed cost
+        values: list[float] = list(tree.values() if t is dict else tree)  # type: ignore[attr-defined, arg-type]  # a dict, list or tuple
+        if list(map(type, values)).count(float) == len(values):
+            return values, _flat_shape(tree, t, len(values))
+    return None
 
 
 def _flat_shape(tree: object, t: type, n: int) -> TreeDef:
@@ -376,19 +391,19 @@ def unflatten(tree: TreeDef, leaves: Sequence[object]) -> object:
     """
     if len(leaves) != tree.num_leaves:
         raise ValueError(f"a tree of {tree.num_leaves} leaves cannot take {len(leaves)}")
+    kind = tree.kind
     if tree.flat:  # a dict, list or tuple of leaves: built at once
-        container = tree.kind
-        if container is Kind.LIST:
+        if kind is _LIST:
             return list(leaves)
-        if container is Kind.TUPLE:
+        if kind is _TUPLE:
             return tuple(leaves)
-        if container is Kind.DICT and tree.meta[0] is dict:
+        if kind is _DICT and tree.meta[0] is dict:
             return dict(zip(tree.keys, leaves))  # noqa: B905  # lengths checked above; strict is slow
-    it = iter(leaves)
-    if tree.kind is Kind.LEAF:
-        return next(it)
-    if tree.kind is Kind.NONE:
+    if kind is _LEAF:
+        return leaves[0]
+    if kind is Kind.NONE:
         return None
+    it = iter(leaves)
     stack: list[tuple[TreeDef, list[object], Iterator[TreeDef]]] = [(tree, [], iter(tree.children))]
     while True:
         shape, built, rest = stack[-1]

@@ -10,13 +10,13 @@ that is differentiated again).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Collection, Mapping, Sequence
 from operator import attrgetter
 from typing import cast
 
 from autograd.core.context import debug_sites
-from autograd.core.nodes import PARENTS, Const, Leaf, Node, Scalar, V, parents
+from autograd.core.holders import ONE_HOLDER, refcount
+from autograd.core.nodes import PARENTS, SHARED, Const, Leaf, Node, Scalar, V, parents
 from autograd.debug import sweep_checked, tangent_nan
 
 
@@ -71,11 +71,19 @@ def postorder(root: Node, stop: Collection[Node] = ()) -> list[Node]:
     cyclic collector to walk in its full collections; a list of nodes adds
     none. The sweep reads each node's inputs again instead.
     """
+    return _postorder([root], stop, inputs=True)
+
+
+def _postorder(stack: list[object], stop: Collection[Node], inputs: bool) -> list[Node]:
+    """`postorder` from each node of ``stack``, its last first; leaves and constants if ``inputs``.
+
+    With several nodes, each is walked as far as the ones before it did not go. The
+    walk's own stack, as it goes: a node to enter, or `_EXIT` above a node to emit.
+    """
     order: list[Node] = []
     emit = order.append
     seen: set[object] = set()
     enter = seen.add
-    stack: list[object] = [root]  # a node to enter, or _EXIT above a node to emit
     push, pop, extend = stack.append, stack.pop, stack.extend
     table = PARENTS
     while stack:
@@ -85,9 +93,10 @@ def postorder(root: Node, stop: Collection[Node] = ()) -> list[Node]:
             continue
         cls = type(node)
         if cls is Const or cls is Leaf:  # no inputs (in stop or not): at every use
-            emit(node)  # type: ignore[arg-type]  # a node
+            if inputs:
+                emit(node)  # type: ignore[arg-type]  # a node
             continue
-        if refcount(node) > _ONE_HOLDER:  # held by two users, or also elsewhere
+        if refcount(node) > ONE_HOLDER:  # held by two users, or also elsewhere
             if node in seen:
                 continue
             enter(node)
@@ -107,28 +116,6 @@ def postorder(root: Node, stop: Collection[Node] = ()) -> list[Node]:
         else:
             emit(node)  # type: ignore[arg-type]  # a node
     return order
-
-
-def _one_holder() -> int:
-    """What `postorder` reads as the reference count of a node one object holds.
-
-    That holder, plus the loop's variable and the argument of `sys.getrefcount`, as far as
-    the interpreter counts them: CPython versions may differ in counting the references of
-    locals and arguments, so this is measured on a local nothing else holds, plus one.
-    """
-    probe = object()  # held by this local only
-    return refcount(probe) + 1
-
-
-if sys.implementation.name == "cpython":
-    refcount: Callable[[object], int] = sys.getrefcount
-    _ONE_HOLDER = _one_holder()
-else:  # no reference counts to read: every node goes through the set of nodes seen
-    refcount, _ONE_HOLDER = id, -1
-"""A node that `postorder` finds at `_ONE_HOLDER` is held by one object, its one user (a node
-two users hold, or that a variable or list also holds, counts more): CPython counts every
-reference, so that node can be met by one path only (NumPy elides temporaries on the same
-test). On a chain no node goes into the set of nodes seen, the walk's largest table."""
 
 
 _EXIT = object()
@@ -175,6 +162,56 @@ def backward(
             if gx is not None:
                 prev = get(x)
                 cotangents[x] = gx if prev is None else prev + gx
+    return cotangents
+
+
+def backward_leaves(root: Node) -> dict[Node, float]:
+    """`backward` on floats, seeded with 1.0, keeping the cotangent of every `Leaf`.
+
+    The same rules (each op's float rule, as ``vjp_push`` and ``vjp_accumulate``)
+    run in the same order, so every sum is the same. While each node it meets is
+    held by one user only (a tree of ops over shared leaves and constants), the
+    reverse topological order is the order in which nodes come off a stack,
+    inputs pushed in field order, each with its cotangent: no walk, and no dict
+    but the leaves'. At the first node that may have a second user it walks
+    what is left (`_sweep_rest`). A constant's cotangent is not kept (under
+    `debug_nans`, every node's is).
+    """
+    if debug_sites.get() is not None:  # debug_nans(): the one check a sweep pays
+        return sweep_checked(toposort(root), {root: 1.0}, float_view, None)
+    if type(root) is Leaf:
+        return {root: 1.0}
+    cotangents: dict[Node, float] = {}
+    stack: list[object] = []  # a node, then its cotangent (or SHARED), in turn
+    push, pop = stack.append, stack.pop
+    root.vjp_push(1.0, cotangents, push)
+    while stack:
+        g = pop()
+        node = pop()
+        if g is SHARED:  # maybe a second user not swept yet: walk first
+            push(node)
+            push(g)
+            return _sweep_rest(stack, cotangents)
+        node.vjp_push(g, cotangents, push)  # type: ignore[attr-defined]  # pushed by a rule: a node, then a float
+    return cotangents
+
+
+def _sweep_rest(stack: list[object], cotangents: dict[Node, float]) -> dict[Node, float]:
+    """`backward_leaves` from the nodes of ``stack`` on: a walk of them, then the sweep.
+
+    The reverse topological order of what is left is the `postorder` of the
+    stack's nodes, the first pushed first, reversed.
+    """
+    pending = stack[-2::-2]  # the nodes, the last pushed first: `_postorder` pops from the end
+    for node, carried in zip(pending, stack[-1::-2], strict=True):
+        if carried is not SHARED:  # carried on the stack: the walk's order will meet it
+            cotangents[node] = carried  # type: ignore[index, assignment]  # a node and its cotangent
+    stack.clear()
+    take = cotangents.pop
+    for node in reversed(_postorder(pending, (), inputs=False)):
+        g = take(node, None)
+        if g is not None:
+            node.vjp_accumulate(g, cotangents)
     return cotangents
 
 

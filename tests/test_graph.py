@@ -46,6 +46,7 @@ def rule_calls(monkeypatch: pytest.MonkeyPatch) -> list[Node]:
     calls: list[Node] = []
     for cls in NODE_CLASSES:
         rule, rule_float = cls.vjp, cls.vjp_float
+        rule_into, rule_push = cls.vjp_accumulate, cls.vjp_push
 
         def counted(self: Node, g: object, p: object, rule: Callable[..., object] = rule) -> object:
             calls.append(self)
@@ -57,8 +58,22 @@ def rule_calls(monkeypatch: pytest.MonkeyPatch) -> list[Node]:
             calls.append(self)
             return rule(self, g)
 
+        def counted_into(
+            self: Node, g: object, c: object, rule: Callable[..., object] = rule_into
+        ) -> object:
+            calls.append(self)
+            return rule(self, g, c)
+
+        def counted_push(
+            self: Node, g: object, c: object, push: object, rule: Callable[..., object] = rule_push
+        ) -> object:
+            calls.append(self)
+            return rule(self, g, c, push)
+
         monkeypatch.setattr(cls, "vjp", counted)
         monkeypatch.setattr(cls, "vjp_float", counted_float)
+        monkeypatch.setattr(cls, "vjp_accumulate", counted_into)  # grad's float sweep
+        monkeypatch.setattr(cls, "vjp_push", counted_push)
     return calls
 
 

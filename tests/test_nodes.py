@@ -34,8 +34,8 @@ from autograd import (
     Tanh,
     Where,
 )
+from autograd.core.nodes import OPS, _Arith, _build1, _build2, _compiled_forwards
 from autograd.core.nodes import Op as OpBase
-from autograd.core.nodes import _Arith
 
 x, y = Leaf(3.0), Leaf(2.0)
 EXAMPLES: list[Node] = [
@@ -248,3 +248,27 @@ def test_float_and_int_subclasses_are_normalised_to_float() -> None:
     assert type(out.y) is Const
     assert type(out.y.value) is float
     assert type(Leaf(FloatSubclass(2.0)).value) is float
+
+
+SPECIALS = [0.0, -0.0, 0.5, -1.5, 2.0, 1e308, -5e-324, math.inf, -math.inf, math.nan]
+
+
+def bits(v: float) -> tuple[bool, float]:
+    return (True, 0.0) if v != v else (False, v) if v else (False, math.copysign(1.0, v))
+
+
+@pytest.mark.parametrize("cls", [c for c in OPS.values() if c in _compiled_forwards])
+def test_builders_with_the_forward_written_in_give_the_constructors_values(
+    cls: type[OpBase],
+) -> None:
+    # the operators' builders inline `_forward`'s text: the same bits as `Add(x, y)` and kin
+    if len(cls.inputs) == 1:
+        build1 = _build1(cls)
+        got = [build1(Leaf(a)).value for a in SPECIALS]
+        want = [cls(Leaf(a)).value for a in SPECIALS]  # type: ignore[call-arg]  # one input
+    else:
+        build2 = _build2(cls)
+        pairs = [(a, b) for a in SPECIALS for b in SPECIALS]
+        got = [build2(Leaf(a), Leaf(b)).value for a, b in pairs]
+        want = [cls(Leaf(a), Leaf(b)).value for a, b in pairs]  # type: ignore[call-arg]  # two
+    assert list(map(bits, got)) == list(map(bits, want))

@@ -21,8 +21,19 @@ from hypothesis import strategies as st
 
 import autograd as ag
 from autograd import Const, Leaf, Node
-from autograd.core.nodes import OPS, Op, Primal, S, _forwarded, _input, define, parents
-from autograd.walks import ONE, backward, float_view, postorder, toposort, views
+from autograd.core.nodes import (
+    OPS,
+    Compare,
+    Op,
+    Primal,
+    S,
+    Where,
+    _forwarded,
+    _input,
+    define,
+    parents,
+)
+from autograd.walks import ONE, backward, backward_leaves, float_view, postorder, toposort, views
 
 
 def recursive_order(root: Node, stop: Collection[Node] = ()) -> list[Node]:
@@ -113,6 +124,79 @@ def test_backward_sums_cotangents_in_the_oracle_order_bit_for_bit(seed: int, siz
 def same(a: float, b: float) -> bool:
     """Equal bits (so 0.0 and -0.0 differ), or both nan."""
     return (a != a and b != b) or (a == b and math.copysign(1.0, a) == math.copysign(1.0, b))
+
+
+Take = Callable[[], Node]
+
+TREE_BUILDERS: list[Callable[[Take], Node]] = [
+    lambda take: take() + take(),
+    lambda take: take() * take(),
+    lambda take: take() - take(),
+    lambda take: take() / (2.5 + take() * take()),
+    lambda take: ag.tanh(take()),
+    lambda take: take() ** 2,  # a constant exponent: Pow's other rule
+    lambda take: ag.exp(take()) ** take(),  # a node exponent
+    lambda take: ag.maximum(take(), take()),
+    lambda take: Where(Compare("lt", take(), take()), take(), take()),  # no cotangent for c
+    lambda take: ag.sin(take()) * take() + 1.0,
+]
+
+
+def random_tree(seed: int, size: int, share: float) -> tuple[list[Node], Node, list[Node]]:
+    """Ops each used once, unless ``share`` (a probability) keeps one for another user.
+
+    Leaves and constants are used freely. Also returns some inner nodes, which the
+    caller may hold while it sweeps (then they have a holder besides their users).
+    """
+    r = random.Random(seed)
+    leaves: list[Node] = [Leaf(r.uniform(-2.0, 2.0)) for _ in range(r.randint(1, 4))]
+    ops: list[Node] = []
+
+    def take() -> Node:
+        k = r.random()
+        if k < 0.35 or not ops:
+            return r.choice(leaves)
+        if k < 0.45:
+            return Const(r.choice([0.5, -1.5, 3.0]))
+        i = r.randrange(len(ops))
+        return ops[i] if r.random() < share else ops.pop(i)
+
+    for _ in range(size):
+        ops.append(r.choice(TREE_BUILDERS)(take))
+    some = r.sample(ops, min(2, len(ops)))
+    root = ops[0]
+    for x in ops[1:]:  # every op left gets one more user: the root depends on all of them
+        root = root + x
+    return leaves, root, some
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 30), st.sampled_from([0.0, 0.0, 0.1, 0.4]))
+def test_backward_leaves_sums_as_the_oracle_bit_for_bit(seed: int, size: int, share: float) -> None:
+    # share 0: a tree of ops, swept off a stack alone; else the rest is walked from a shared node
+    leaves, root, _ = random_tree(seed, size, share)
+    got = backward_leaves(root)  # first, while only their users hold the inner nodes
+    want = oracle_sweep(root, set())
+    assert list(got) == [x for x in want if type(x) is Leaf]  # every leaf's, nothing else
+    assert all(same(got[x], want[x]) for x in got)
+    kept = backward(root, 1.0, float_view, keep=set(leaves))  # the sweep it stands in for
+    assert all(same(got.get(x, 0.0), kept.get(x, 0.0)) for x in leaves)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 30))
+def test_backward_leaves_with_inner_nodes_held_elsewhere(seed: int, size: int) -> None:
+    _, root, held = random_tree(seed, size, 0.0)  # a tree, but the caller holds two nodes
+    got = backward_leaves(root)
+    want = oracle_sweep(root, set())
+    assert held  # a second holder: taken as maybe a second user, the rest is walked
+    assert all(same(got[x], want[x]) for x in got)
+    assert list(got) == [x for x in want if type(x) is Leaf]
+
+
+@pytest.mark.parametrize("root", [Leaf(2.0), Const(2.0)])
+def test_backward_leaves_of_an_input(root: Node) -> None:
+    assert backward_leaves(root) == ({root: 1.0} if type(root) is Leaf else {})
 
 
 @pytest.mark.parametrize("shape", ["one user", "one user twice", "two users", "three users"])

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import numbers
 import operator
+import sys
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import (
     TYPE_CHECKING,
@@ -63,6 +64,7 @@ from autograd.core.floats import (
     sqrt_float,
     tan_float,
 )
+from autograd.core.holders import ONE_HOLDER, refcount
 from autograd.core.sym import HELPERS, Sym, call, infix, select, sym
 
 _INF = math.inf
@@ -324,10 +326,13 @@ def lift(v: object) -> Node | None:
     t = type(v)
     if t is float:
         return _const(v)  # type: ignore[arg-type]  # mypy does not narrow on `type(v) is`
+    if t is int:  # before the test for a node: the operators pass nodes by themselves
+        try:
+            return _const(float(v))  # type: ignore[arg-type]  # an int, as tested
+        except OverflowError:  # beyond float64: a signed infinity
+            return _const(int_to_float(cast(int, v)))
     if isinstance(v, _Arith):
         return _self(v)
-    if t is int:
-        return _const(int_to_float(cast(int, v)))
     if isinstance(v, float):  # numpy.float64 and other float subclasses
         return _const(float(v))
     if isinstance(v, int) and not isinstance(v, bool):
@@ -459,6 +464,12 @@ class Leaf(_Arith):
     def vjp_float(self, g: float) -> tuple[float | None, ...]:
         return ()
 
+    def vjp_accumulate(self, g: float, cotangents: dict[Node, float]) -> None:
+        pass  # no inputs
+
+    def vjp_push(self, g: float, cotangents: dict[Node, float], push: Push) -> None:
+        pass  # no inputs
+
     def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
         return ()
 
@@ -475,6 +486,12 @@ class Const(_Arith):
 
     def vjp_float(self, g: float) -> tuple[float | None, ...]:
         return ()
+
+    def vjp_accumulate(self, g: float, cotangents: dict[Node, float]) -> None:
+        pass  # no inputs
+
+    def vjp_push(self, g: float, cotangents: dict[Node, float], push: Push) -> None:
+        pass  # no inputs
 
     def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
         return ()
@@ -520,6 +537,23 @@ class Op(_Arith):
 
     def vjp_float(self, g: float) -> tuple[float | None, ...]:
         raise NotImplementedError  # compiled by `define`
+
+    def vjp_accumulate(self, g: float, cotangents: dict[Node, float]) -> None:
+        """``vjp_float`` adding each input's cotangent into ``cotangents`` (a constant's is not).
+
+        Compiled by `define` from the rule, as ``vjp_float`` is.
+        """
+        raise NotImplementedError
+
+    def vjp_push(self, g: float, cotangents: dict[Node, float], push: Push) -> None:
+        """`vjp_accumulate`, but an op input is given to ``push`` with its cotangent, in order.
+
+        An input that only this node holds gets its cotangent pushed after it;
+        one that may have other users gets it added into ``cotangents`` and
+        `SHARED` pushed after it (so does one the rule gives no cotangent).
+        Leaves' cotangents go into ``cotangents``; constants' nowhere. Compiled by `define`.
+        """
+        raise NotImplementedError
 
     def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]:
         """Cotangents of the inputs, in field order; None where there is none."""
@@ -589,9 +623,13 @@ _all_defined = False  # this module's ops refer to each other: completed togethe
 def _complete(cls: type[Op]) -> None:
     """Compile an op's float forward and float rule from its definition; make its builder."""
     if "_forward" not in cls.__dict__:
-        cls._forward = _compiled_forward(cls)  # type: ignore[method-assign, assignment]  # filled in once
-    if "vjp_float" not in cls.__dict__:
+        cls._forward = _compiled_forwards[cls] = _compiled_forward(cls)  # type: ignore[method-assign, assignment]  # filled in once
+    if "vjp_float" in cls.__dict__:  # a hand-written float rule: the sweeps' forms call it
+        cls.vjp_accumulate, cls.vjp_push = _accumulate_rule, _push_rule  # type: ignore[method-assign]  # filled in once
+    else:
         cls.vjp_float = _compiled_rule(cls)  # type: ignore[method-assign, assignment]  # filled in once
+        cls.vjp_accumulate = _compiled_accumulate(cls, push=False)  # type: ignore[method-assign]  # filled in once
+        cls.vjp_push = _compiled_accumulate(cls, push=True)  # type: ignore[method-assign]  # filled in once
     if len(cls.inputs) == 1:
         BUILD1[cls] = _build1(cls)
 
@@ -600,6 +638,7 @@ def undefine(cls: type[Op]) -> None:
     """Forget an op defined after import (a test's throwaway op): the registries drop it."""
     OPS.pop(cls.name, None)
     BUILD1.pop(cls, None)
+    _compiled_forwards.pop(cls, None)
     _input_getters.pop(cls, None)
     _VALUE_SLOTS.pop(cls, None)
 
@@ -615,10 +654,16 @@ def _template(cls: type[Op], const: bool) -> tuple[Op, dict[Node, Sym]]:
     return node, names
 
 
-def _compile(cls: type[Op], src: str, name: str) -> Callable[..., object]:
-    namespace: dict[str, object] = {**HELPERS, "__name__": __name__, "produced_nan": produced_nan}
+def _compile(
+    cls: type[Op], src: str, name: str, names: Mapping[str, object] | None = None
+) -> Callable[..., object]:
+    namespace = {**HELPERS, "__name__": __name__, "produced_nan": produced_nan, **(names or {})}
     exec(compile(src, f"<autograd rule {cls.__name__}.{name}>", "exec"), namespace)
     return cast("Callable[..., object]", namespace[name])
+
+
+_compiled_forwards: dict[type[Op], Callable[[Op], float]] = {}
+"""The ops whose ``_forward`` `define` compiled: their builders have its text written in."""
 
 
 def _compiled_forward(cls: type[Op]) -> Callable[[Op], float]:
@@ -635,14 +680,19 @@ def _compiled_forward(cls: type[Op]) -> Callable[[Op], float]:
     return cast("Callable[[Op], float]", _compile(cls, src, "_forward"))
 
 
-def _rule_source(cls: type[Op], const: bool, name: str) -> str:
+def _rule_outputs(cls: type[Op], const: bool) -> tuple[list[Sym | None], set[str]]:
+    """The rule run on `Sym`: each input's cotangent as code (or None), and the names read."""
     node, names = _template(cls, const)
     outs = [None if o is None else sym(o) for o in node.vjp(Sym("g", ("g",)), names.__getitem__)]
     if len(outs) != len(cls.inputs):  # checked once here, so the float sweep need not
         raise TypeError(
             f"{cls.__name__}.vjp returns {len(outs)} cotangent(s) for {len(cls.inputs)} input(s)"
         )
-    used = {u for o in outs if o is not None for u in o.uses}
+    return outs, {u for o in outs if o is not None for u in o.uses}
+
+
+def _rule_source(cls: type[Op], const: bool, name: str) -> str:
+    outs, used = _rule_outputs(cls, const)
     lines = [f"def {name}(self, g):"]
     if "out" in used:
         lines.append("    out = self.value")
@@ -666,6 +716,85 @@ def _compiled_rule(cls: type[Op]) -> Callable[[Op, float], tuple[float | None, .
         return (const if type(get(self)) is Const else plain)(self, g)
 
     return vjp_float
+
+
+Push: TypeAlias = Callable[[object], None]
+"""`Op.vjp_push`'s ``push``: takes an input node, then its cotangent or `SHARED`."""
+
+SHARED = object()
+"""Pushed by `Op.vjp_push` after an input that may have other users: its cotangent is in the
+dict, and the sweep must walk the rest of the graph to find where that input comes."""
+
+
+def _accumulate_lines(cls: type[Op], const: bool, push: bool) -> list[str]:
+    """The float rule as statements adding each input's cotangent where it goes."""
+    outs, used = _rule_outputs(cls, const)
+    lines = ["out = self.value"] if "out" in used else []
+    read = [push or o is not None or f in used for f, o in zip(cls.inputs, outs, strict=True)]
+    lines += [f"_in{i} = self.{f}" for i, f in enumerate(cls.inputs) if read[i]]
+    lines += [f"{f} = _in{i}.value" for i, f in enumerate(cls.inputs) if f in used]
+    for i, o in enumerate(outs):
+        x, shared = f"_in{i}", [f"_push(_in{i})", "_push(_SHARED)"]
+        if o is None:  # no cotangent, but its inputs may have one from elsewhere: walked
+            if push:
+                lines += [f"if type({x}) is not Const and type({x}) is not Leaf:", *_indent(shared)]
+            continue
+        add = [
+            f"_g = {o.src}",
+            f"_prev = _cotangents.get({x})",
+            f"_cotangents[{x}] = _g if _prev is None else _prev + _g",
+        ]
+        lines.append(f"_type = type({x})")
+        if not push:
+            lines += ["if _type is not Const:", *_indent(add)]  # a constant's is never read
+            continue
+        lines += [  # the cotangent of an input only this node holds goes on the stack
+            f"if _type is not Const and _type is not Leaf and _refcount({x}) <= _ONE:",
+            f"    _push({x})",
+            f"    _push({o.src})",
+            "elif _type is not Const:",
+            *_indent(add),
+            "    if _type is not Leaf:",
+            *_indent(_indent(shared)),
+        ]
+    return lines or ["pass"]
+
+
+def _indent(lines: list[str]) -> list[str]:
+    return [f"    {line}" for line in lines]
+
+
+def _compiled_accumulate(cls: type[Op], push: bool) -> Callable[..., None]:
+    """``vjp_accumulate`` or ``vjp_push`` compiled from the rule run on `Sym`, as ``vjp_float``."""
+    # named vjp_float as what it is, the float rule: jit's read guard knows rules by that name
+    lines = [f"def vjp_float(self, g, _cotangents{', _push' if push else ''}):"]
+    if cls.const_variant is None:
+        lines += _indent(_accumulate_lines(cls, False, push))
+    else:  # both variants in one function, chosen as `_compiled_rule` chooses
+        lines.append(f"    if type(self.{cls.inputs[cls.const_variant]}) is Const:")
+        lines += _indent(_indent(_accumulate_lines(cls, True, push)))
+        lines.append("    else:")
+        lines += _indent(_indent(_accumulate_lines(cls, False, push)))
+    names = {"Const": Const, "Leaf": Leaf, "_SHARED": SHARED, "_refcount": refcount}
+    names["_ONE"] = ONE_HOLDER
+    return cast("Callable[..., None]", _compile(cls, "\n".join(lines) + "\n", "vjp_float", names))
+
+
+def _accumulate_rule(self: Op, g: float, cotangents: dict[Node, float]) -> None:
+    """``vjp_accumulate`` of an op that writes its own ``vjp_float``: that rule, added in."""
+    for x, gx in zip(_inputs(self), self.vjp_float(g)):  # noqa: B905  # lengths as the op's inputs
+        if gx is not None and type(x) is not Const:  # a constant's cotangent is never read
+            prev = cotangents.get(_self(x))
+            cotangents[_self(x)] = gx if prev is None else prev + gx
+
+
+def _push_rule(self: Op, g: float, cotangents: dict[Node, float], push: Push) -> None:
+    """``vjp_push`` of an op that writes its own ``vjp_float``: every op input as shared."""
+    _accumulate_rule(self, g, cotangents)
+    for x in _inputs(self):
+        if type(x) is not Const and type(x) is not Leaf:
+            push(x)
+            push(SHARED)
 
 
 _COMPARISONS: dict[str, tuple[str, Callable[[float, float], bool]]] = {
@@ -1028,10 +1157,14 @@ class Pow(Op):
     value: float = attrs.field(init=False, default=attrs.Factory(_forwarded, takes_self=True))
 
     def _forward(self) -> float:
-        if _pow_is_scalar_path(self.x, self.y):
-            v = pow_scalar_float(self.x.value, self.y.value)
+        x, y = self.x, self.y
+        # `_pow_is_scalar_path`'s common case first, inline: a constant exponent, no trace
+        if (type(y) is Const and type(x) is not Const and trace_state.get() is None) or (
+            _pow_is_scalar_path(x, y)
+        ):
+            v = pow_scalar_float(x.value, y.value)
         else:
-            v = pow_float(self.x.value, self.y.value)
+            v = pow_float(x.value, y.value)
         if v != v:
             produced_nan(self)
         return v
@@ -1604,6 +1737,8 @@ _B = TypeVar("_B", bound=Op)
 
 
 def _build2(cls: type[_B]) -> Callable[[_Arith, _Arith], _B]:
+    if cls in _compiled_forwards:
+        return cast("Callable[[_Arith, _Arith], _B]", _inlined_build(cls))
     set_x, set_y = _slot_setter(cls, "x"), _slot_setter(cls, "y")
     set_value, forward = _slot_setter(cls, "value"), cls._forward
 
@@ -1620,6 +1755,8 @@ def _build2(cls: type[_B]) -> Callable[[_Arith, _Arith], _B]:
 
 
 def _build1(cls: type[_B]) -> Callable[[_Arith], _B]:
+    if cls in _compiled_forwards:
+        return cast("Callable[[_Arith], _B]", _inlined_build(cls))
     set_x, set_value, forward = _slot_setter(cls, "x"), _slot_setter(cls, "value"), cls._forward
 
     def build(x: _Arith) -> _B:
@@ -1631,6 +1768,28 @@ def _build1(cls: type[_B]) -> Callable[[_Arith], _B]:
         return node
 
     return build
+
+
+def _inlined_build(cls: type[Op]) -> Callable[..., Op]:
+    """A builder with the compiled forward's text written in: one call a node, not two."""
+    xs = [f"_x{i}" for i in range(len(cls.inputs))]
+    node, _ = _template(cls, const=False)
+    body = node.forward_source([Sym(f"{x}.value") for x in xs]).src
+    lines = [f"def build({', '.join(xs)}):", "    _node = _new(_cls)"]
+    lines += [f"    _set{i}(_node, {x})" for i, x in enumerate(xs)]
+    lines += [
+        f"    _v = {body}",
+        "    if _v != _v:",
+        "        produced_nan(_node)",
+        "    _set_value(_node, _v)",
+        "    if _hooks.on_build is not None:",  # `debug_nans` sets it on this module
+        "        _hooks.on_build(_node)",
+        "    return _node",
+    ]
+    names: dict[str, object] = {"_new": _new, "_cls": cls, "_hooks": sys.modules[__name__]}
+    names.update({f"_set{i}": _slot_setter(cls, f) for i, f in enumerate(cls.inputs)})
+    names["_set_value"] = _slot_setter(cls, "value")
+    return cast("Callable[..., Op]", _compile(cls, "\n".join(lines) + "\n", "build", names))
 
 
 def _const(value: float) -> Const:

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from autograd.core.nodes import VARIABLE_ONE, Leaf, Mul, Node, Scalar, _Arith, fresh_leaf
-from autograd.pytree import TreeDef, flatten, flatten_any, paths, unflatten
+from autograd.pytree import TreeDef, flatten, flatten_any, flatten_floats, paths, unflatten
 
 
 def describe(x: object) -> str:
@@ -191,14 +191,31 @@ class Variables:
     """
 
     __slots__ = ("all", "args", "groups", "linked", "trees")
+    all: list[Node]
+    args: list[object]
+    groups: list[list[Node]]
+    linked: bool
+    trees: list[TreeDef]
 
     def __init__(self, args: Sequence[object], nums: Sequence[int], roots: Sequence[str]) -> None:
+        self.args = list(args)
+        if len(nums) == 1:  # one differentiated argument: the common call, with no loops
+            i = nums[0]
+            floats = flatten_floats(args[i])
+            if floats is not None:  # floats: fresh leaves, nothing linked
+                numbers, tree = floats
+                vs: list[Node] = list(map(fresh_leaf, numbers))
+                self.linked = False
+            else:
+                leaves, tree = flatten(args[i], roots[0])
+                vs = list(map(variable, leaves))
+                self.linked = list(map(type, vs)).count(Leaf) != len(vs)
+            self.trees, self.groups, self.all = [tree], [vs], vs
+            self.args[i] = unflatten(tree, vs)
+            return
         # errors first; roots are made from nums (and flat from both): zip's strict check is slow
         flat = [flatten(args[i], root) for i, root in zip(nums, roots)]  # noqa: B905
-        self.trees: list[TreeDef] = []
-        self.groups: list[list[Node]] = []
-        self.all: list[Node] = []
-        self.args = list(args)
+        self.trees, self.groups, self.all = [], [], []
         for i, (leaves, tree) in zip(nums, flat):  # noqa: B905  # one loop: a call's fixed cost
             vs = list(map(variable, leaves))
             self.trees.append(tree)

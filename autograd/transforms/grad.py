@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from itertools import repeat
 from typing import Concatenate, Literal, ParamSpec, Protocol, TypeVar, TypeVarTuple, overload
 
 from autograd.core.context import nesting
@@ -19,7 +18,7 @@ from autograd.core.floats import int_to_float
 from autograd.core.nodes import Const, Node, Scalar, _Arith
 from autograd.pytree import flatten_any, unflatten
 from autograd.transforms.arguments import Arguments, aux_values, describe
-from autograd.walks import backward, float_view, node_view
+from autograd.walks import backward, backward_leaves, float_view, node_view
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -429,7 +428,8 @@ def _value_and_grad(
 
     out, aux = scalar_output(spec, result)
     grads = _sweep(out, vs.all, nested, vs.linked)
-    g = vs.shape(list(map(grads.get, vs.all, repeat(0.0, len(vs.all)))), spec.single)
+    get = grads.get
+    g = vs.shape([get(v, 0.0) for v in vs.all], spec.single)
     value: object = out if nested or not isinstance(out, _Arith) else out.value
     if spec.has_aux:
         value = (value, aux if nested else aux_values(aux))
@@ -458,6 +458,8 @@ def scalar_output(spec: Arguments, result: object) -> tuple[Scalar, object]:
 def _sweep(out: Scalar, variables: list[Node], nested: bool, linked: bool) -> Mapping[Node, Scalar]:
     if not isinstance(out, _Arith) or not variables:
         return {}
+    if not nested and not linked:  # every variable a fresh leaf
+        return backward_leaves(out)
     wanted = set(variables)
     stop = wanted if linked else ()  # fresh leaves have no inputs: nothing to stop at
     if nested:
