@@ -7,16 +7,18 @@ sixteen relus, each its own call. Those statements do the same thing to
 different values and none reads another, so this pass runs each such group
 as one operation on a 2-d array, a row per statement::
 
-    p3 = p1[0:32:2] + p1[1:32:2]      # sixteen sums of the products in p1
-    p4 = np_relu_float(p3 + np_col((a4, a9, ...)))
+    p3 = p1[0:32:2] + p1[1:33:2]      # sixteen sums of the products in p1
+    p4 = np_relu_float(p9[32:48] + p3)  # p9: the parameters, a column gathered once
 
 Which statements are grouped: the elementwise statements of the batch at the
 same depth (one more than their deepest operand), with the same code up to
 names, whose array operands each come from one place: one array for every
 row, or rows of one earlier pack (read as a view when they are evenly spaced,
 else gathered by an index array). Operands that are one number per row
-(parameters) are gathered into a column. A statement no pack can read as rows
-reads its value from ``p3[i]``, a view.
+(parameters) are read as a column: rows of one column of every input that
+columns read, gathered once a call. A statement no pack can read as rows
+reads its value from ``p3[i]``, a view; a sum of the parameters' per-example
+cotangents over the batch (`batch_sums`) reads a pack's rows as one block.
 
 Bits are kept: every element goes through the same operation on the same
 operands as before; only how many elements one NumPy call handles changes,
