@@ -34,7 +34,7 @@ import re
 from collections.abc import Callable, Collection, Sequence
 from typing import cast
 
-from autograd.compiler.reroll import NAME, Stmt
+from autograd.compiler.reroll import NAME, Stmt, depths
 
 MIN_ROWS = 2
 """Fewest statements a pack is made of."""
@@ -78,11 +78,10 @@ def pack(
     """
     n = len(stmts)
     producer = {t: i for i, (t, _, _) in enumerate(stmts)}
-    level = [0] * n
+    level = depths(stmts)
     arrays = {x for x in varying if x not in producer}  # the inputs that are arrays
     shapes: list[_Shaped | None] = []
-    for i, (t, e, uses) in enumerate(stmts):
-        level[i] = 1 + max((level[producer[u]] for u in uses if u in producer), default=0)
+    for t, e, _ in stmts:
         shaped = _shape(e, varying, arrays) if t in varying else None
         if shaped is not None:
             arrays.add(t)

@@ -241,9 +241,9 @@ def by_depth(stmts: Sequence[Stmt], force: bool = False) -> list[int] | None:
     rolled as traced (the first `SAMPLE` statements tell most programs).
     ``force``: the order whatever the depths.
     """
-    if not force and not _wide(_depths(stmts[:SAMPLE])):
+    if not force and not _wide(depths(stmts[:SAMPLE])):
         return None
-    depth = _depths(stmts)
+    depth = depths(stmts)
     if not force and not _wide(depth):
         return None
     return sorted(range(len(stmts)), key=depth.__getitem__)
@@ -258,7 +258,8 @@ def _wide(depth: list[int]) -> bool:
     return most * 4 >= len(depth) >= 4
 
 
-def _depths(stmts: Sequence[Stmt]) -> list[int]:
+def depths(stmts: Sequence[Stmt]) -> list[int]:
+    """Each statement's depth: one more than its deepest operand's (inputs and constants: 0)."""
     at: dict[str, int] = {}  # a statement's target: its depth
     get = at.get
     depth: list[int] = []
