@@ -266,6 +266,48 @@ def test_constant_output_and_unused_input() -> None:
     assert ag.jit(lambda x: (x, 3.0, "s"))(1.5) == (1.5, 3.0, "s")
 
 
+@settings(max_examples=150, deadline=None)
+@given(
+    n=st.integers(0, 12),
+    picks=st.lists(st.tuples(st.integers(0, 11), st.booleans()), max_size=40),
+)
+def test_outputs_that_are_runs_of_inputs(n: int, picks: list[tuple[int, bool]]) -> None:
+    """Returned inputs, in runs, repeated, reversed or among computed values, come back as
+    passed: a lone chunk returns a run of four or more as a slice of its inputs."""
+    chosen = [(i % n, doubled) for i, doubled in picks] if n else []
+    chosen += [(i, False) for i in range(n)]  # at least one run of every input
+    xs = [float(i) + 0.25 for i in range(n)]
+
+    def f(v: Sequence[Scalar]) -> tuple[Scalar, ...]:
+        return tuple(v[i] * 2.0 if doubled else v[i] for i, doubled in chosen)
+
+    assert ag.jit(f)(xs) == tuple(x * 2.0 if d else x for x, d in ((xs[i], d) for i, d in chosen))
+
+
+def test_the_seed_cotangent_multiplies_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``1.0 * x`` is ``x`` in every bit: the gradient of a sum of products is the other
+    factors, returned as a slice of the inputs, with no multiplication by the seed."""
+    sources: list[str] = []
+    link = _codegen.Program.link
+
+    def spy(self: _codegen.Program, outputs: Sequence[str]) -> object:
+        run = link(self, outputs)
+        sources.extend(self.sources)
+        return run
+
+    monkeypatch.setattr(_codegen.Program, "link", spy)
+    ws = [0.5, -0.0, math.inf, math.nan, 1e-320, -3.0, 2.0, 7.5] * 4
+    xs = [-0.0, 2.5, math.nan, -math.inf, 3e300, 5e-324, 0.1, -1.0] * 4
+    f = ag.value_and_grad(ag.dot)
+    value, g = ag.jit(f)(ws, xs)
+    eager_value, eager_g = f(ws, xs)
+    assert bits([value, *g]) == bits([eager_value, *eager_g])
+    assert bits(g) == bits(xs)
+    text = "\n".join(sources)
+    assert "*R[32:64]" in text
+    assert text.count("*") == 32 + 1  # the products and the splice: no `1.0 * x`
+
+
 def test_closure_over_an_outside_node_stays_eager() -> None:
     w = Leaf(3.0)
     out = ag.jit(lambda x: w * x)(2.0)

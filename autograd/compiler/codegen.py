@@ -135,6 +135,8 @@ class Program:
         self.names: dict[Node, str] = {x: f"a{i}" for i, x in enumerate(inputs)}
         self.input_names = [f"a{i}" for i in range(len(inputs))]
         self.consts: dict[bytes, str] = {}
+        self.seed: str | None = None
+        """The seed cotangent 1.0's name: a product with it is the other factor (`Sym.unit`)."""
         self.const_values: list[float] = []
         self.stmts: list[Stmt] = []
         self.orders: dict[Node, list[tuple[Node, tuple[Node, ...]]]] = {}
@@ -318,6 +320,8 @@ class Program:
         if root not in needs:
             return ["0.0"] * len(wrt)
         cot: dict[Node, str] = {root: self.const(1.0)}
+        if self.batch is None:  # scalar programs: a batch mean's seed reaches its terms as 1/n
+            self.seed = cot[root]
         done = self._completions(order, wanted) if self.batch_of else {}
         ready: list[Node] = []  # variables whose cotangents are complete, not yet summed
         group = _sum_group(max(self.sizes, default=1))
@@ -444,12 +448,14 @@ class Program:
         its code with their own names.
         """
         key, names = self._operands(node, ins, g, own=node in self.names)
+        unit = g == self.seed
+        if unit:
+            key = (*key, unit)
         forms = self._rule_forms.get(key)
         if forms is None:
             eager, syms = self._as_eager(node)
-            outs = [
-                None if o is None else sym(o) for o in eager.vjp(Sym(g, (g,)), syms.__getitem__)
-            ]
+            gs = Sym(g, (g,), unit=unit)
+            outs = [None if o is None else sym(o) for o in eager.vjp(gs, syms.__getitem__)]
             code = [None if o is None else (o.src, o.uses) for o in outs]  # a constant: a literal
             try:
                 forms = self._rule_forms[key] = [
@@ -521,6 +527,8 @@ class Program:
         for name in (*self.input_names, *(k for k in const_names if k not in literals)):
             slots[name] = len(slots)
         home = {t: ci for ci, chunk in enumerate(chunks) for t, _, _ in chunk}
+        if len(chunks) == 1:
+            returns = _input_runs(returns, len(self.input_names))
         loads = [_loads(chunk, returns if len(chunks) == 1 else ()) for chunk in chunks]
         stores: list[dict[str, None]] = [{} for _ in chunks]
         for name in (n for chunk_loads in loads for n in chunk_loads):
@@ -620,6 +628,40 @@ def _sum_group(size: int) -> int:
 
 _RELEASE_SIZE = 1024
 """Batches from this size on clear each register holding a dead array (8 KB or more)."""
+
+
+_INPUT_RUN = 4
+"""Consecutive inputs returned in a row from this many on are one slice of R."""
+
+
+def _input_runs(returns: Sequence[str], inputs: int) -> list[str]:
+    """``returns`` with each run of consecutive inputs as a splice of R (``*R[3:9]``).
+
+    A lone chunk's R is its inputs, first: returning the gradient of a wide
+    sum, which is the other factor of each product, loads no register per input.
+    """
+    out: list[str] = []
+    run: list[int] = []
+
+    def flush() -> None:
+        if len(run) >= _INPUT_RUN:
+            out.append(f"*R[{run[0]}:{run[-1] + 1}]")
+        else:
+            out.extend(f"a{i}" for i in run)
+        run.clear()
+
+    for r in returns:
+        i = int(r[1:]) if r[:1] == "a" and r[1:].isdigit() and int(r[1:]) < inputs else -1
+        if i >= 0 and run and i == run[-1] + 1:
+            run.append(i)
+            continue
+        flush()
+        if i >= 0:
+            run.append(i)
+        else:
+            out.append(r)
+    flush()
+    return out
 
 
 def _loads(chunk: list[Stmt], returns: Sequence[str]) -> list[str]:

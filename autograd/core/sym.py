@@ -42,14 +42,24 @@ class Sym:
 
     ``value`` is set for a constant known when the code is written (a `Const`
     node of the graph `jit` compiles), so a rule's choice on it is made then.
+    ``unit`` marks a float that is exactly ``1.0`` (the seed cotangent of a
+    scalar program): a product with it is the other factor, written without
+    the multiplication, since ``1.0 * x`` is ``x`` in every bit for a float.
     """
 
-    __slots__ = ("src", "uses", "value")
+    __slots__ = ("src", "unit", "uses", "value")
 
-    def __init__(self, src: str, uses: tuple[str, ...] = (), value: float | None = None) -> None:
+    def __init__(
+        self,
+        src: str,
+        uses: tuple[str, ...] = (),
+        value: float | None = None,
+        unit: bool = False,
+    ) -> None:
         self.src = src
         self.uses = uses
         self.value = value
+        self.unit = unit
 
     def __repr__(self) -> str:
         return f"Sym({self.src!r})"
@@ -67,10 +77,14 @@ class Sym:
         return infix(other, "-", self)
 
     def __mul__(self, other: float | Sym) -> Sym:
+        if self.unit:
+            return sym(other)
+        if isinstance(other, Sym) and other.unit:
+            return self
         return infix(self, "*", other)
 
     def __rmul__(self, other: float) -> Sym:
-        return infix(other, "*", self)
+        return sym(other) if self.unit else infix(other, "*", self)
 
     def __neg__(self) -> Sym:
         return Sym(f"(-{self.src})", self.uses)
