@@ -22,7 +22,7 @@ import autograd as ag
 from autograd.compiler import codegen as _codegen
 from autograd.compiler import reroll as _reroll
 from autograd.compiler.reroll import Stmt
-from autograd.core.nodes import Node, Scalar, Sigmoid
+from autograd.core.nodes import NODE, Node, Scalar, Sigmoid
 
 sys.path.insert(0, str(Path(__file__).parent))
 import jit_fuzz  # the fuzzer is a script beside the tests
@@ -227,5 +227,5 @@ def test_fuzz_catches_a_planted_defect(monkeypatch: pytest.MonkeyPatch, defect: 
     elif defect == "rule":
         monkeypatch.setattr(_codegen.Program, "_rule", _wrong_sigmoid_rule(_codegen.Program._rule))
     else:  # every number compiled as a node: the undifferentiated exponent's path is lost
-        monkeypatch.setattr(_codegen.Program, "_float_in_eager", lambda *_: False)
+        monkeypatch.setattr(_codegen, "kind_in_order", lambda *_: NODE)
     assert next(disagreements(range(3000)), None) is not None

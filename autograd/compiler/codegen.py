@@ -25,7 +25,16 @@ import attrs
 from autograd.compiler import pack, reroll
 from autograd.compiler.reroll import NAME, Stmt
 from autograd.core.batching import is_batch_sum
-from autograd.core.nodes import COMPARE_SYMBOLS, PLAIN, Const, Leaf, Node, Op, eager_kind, parents
+from autograd.core.nodes import (
+    COMPARE_SYMBOLS,
+    PLAIN,
+    Const,
+    Leaf,
+    Node,
+    Op,
+    kind_in_order,
+    parents,
+)
 from autograd.core.sym import HELPERS, Sym, infix, literal, sym
 from autograd.walks import toposort
 
@@ -169,18 +178,22 @@ class Program:
 
     def forward(self, outputs: Sequence[Node]) -> None:
         """Statements computing every node the outputs depend on, inputs first."""
+        names, kinds, plain, floats = self.names, self.kinds, self.plain_inputs, self.floats
+        batched = bool(self.batch_of)  # it only grows from the nodes of a vmap's batch
         for out in outputs:
-            order = toposort(out, stop=self.names.keys())
-            if len(self.names) == len(self.input_names):  # stopped only at inputs: reusable
+            order = toposort(out, stop=names.keys())
+            if len(names) == len(self.input_names):  # stopped only at inputs: reusable
                 self.orders[out] = order
             self._check(len(order))
             for node, ins in order:
-                if node not in self.names:
-                    if ins and self._float_in_eager(node, ins):
-                        self.floats.add(node)
-                    if self.batch_of and ins:
-                        self._batch(node, ins)
-                    self.names[node] = self._forward(node, ins, f"v{len(self.names)}")
+                if node in names:
+                    continue
+                # how the eager call holds it (`nodes.eager_kind`): a plain float, or not
+                if kind_in_order(node, ins, plain, kinds) == PLAIN and ins:
+                    floats.add(node)
+                if batched and ins:
+                    self._batch(node, ins)
+                names[node] = self._forward(node, ins, f"v{len(names)}")
 
     def _batch(self, node: Node, ins: tuple[Node, ...]) -> None:
         """Record the batch ``node`` varies over: its inputs', none for a `batch_sum`."""
@@ -191,10 +204,6 @@ class Program:
             raise NotBatchable(node)
         if batches:
             self.batch_of[node] = batches.pop()
-
-    def _float_in_eager(self, node: Node, ins: tuple[Node, ...]) -> bool:
-        """Whether the eager call computes ``node`` as a plain float (`nodes.eager_kind`)."""
-        return eager_kind(node, self.plain_inputs, self.kinds) == PLAIN
 
     def _forward(self, node: Node, ins: tuple[Node, ...], v: str) -> str:
         match node:
@@ -237,31 +246,41 @@ class Program:
         inputs (`Compare`'s operator). Nodes with equal keys get the same
         code, up to the names (`_form`).
         """
-        names: list[str] = []
-        at: dict[str, int] = {}
-        gi = -1
-        if g is not None:
-            at[g] = gi = 0
-            names.append(g)
-        per = []
-        for x in ins:
-            name = self.names[x]
-            i = at.get(name)
-            if i is None:
-                i = at[name] = len(names)
-                names.append(name)
-            # a constant's name stands for its bits (`const`)
-            per.append((i, name if type(x) is Const else x in self.floats))
-        oi = -1
-        if own:
-            name = self.names[node]
-            i = at.get(name)
-            if i is None:
-                i = at[name] = len(names)
-                names.append(name)
-            oi = i
-        static = _static(node)
-        return (type(node), node in self.floats, tuple(per), gi, oi, static), names
+        known, floats = self.names, self.floats
+        # a constant's name stands for its bits (`const`)
+        if g is None and not own and len(ins) == 2:  # most forwards: no dict of numbers needed
+            x, y = ins
+            a, b = known[x], known[y]
+            names = [a] if a == b else [a, b]
+            per: list[tuple[int, object]] = [
+                (0, a if type(x) is Const else x in floats),
+                (len(names) - 1, b if type(y) is Const else y in floats),
+            ]
+            gi = oi = -1
+        else:
+            names = []
+            at: dict[str, int] = {}
+            gi = oi = -1
+            if g is not None:
+                at[g] = gi = 0
+                names.append(g)
+            per = []
+            for x in ins:
+                name = known[x]
+                i = at.get(name)
+                if i is None:
+                    i = at[name] = len(names)
+                    names.append(name)
+                per.append((i, name if type(x) is Const else x in floats))
+            if own:
+                name = known[node]
+                i = at.get(name)
+                if i is None:
+                    i = at[name] = len(names)
+                    names.append(name)
+                oi = i
+        static = _static(node) if cast(Op, node).static_fields else ()
+        return (type(node), node in floats, tuple(per), gi, oi, static), names
 
     def _sym(self, node: Node) -> Sym:
         name = self.names[node]

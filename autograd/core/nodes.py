@@ -251,10 +251,8 @@ def eager_kind(node: Node, plain_inputs: Collection[Node], memo: dict[Node, int]
         if x in memo:
             stack.pop()
             continue
-        if type(x) is Const:
-            memo[x] = CONST
-        elif type(x) is Leaf:
-            memo[x] = PLAIN if x in plain_inputs else NODE
+        if type(x) is Const or type(x) is Leaf:
+            memo[x] = _source_kind(x, plain_inputs)
         elif type(x) is Mul and x.y is VARIABLE_ONE:  # an inner transform's variable
             memo[x] = NODE
         else:
@@ -263,10 +261,42 @@ def eager_kind(node: Node, plain_inputs: Collection[Node], memo: dict[Node, int]
             if pending:
                 stack.extend(pending)
                 continue
-            kinds = [memo[i] for i in ins]
-            memo[x] = NODE if NODE in kinds else CONST if all(k == CONST for k in kinds) else PLAIN
+            memo[x] = _combined_kind([memo[i] for i in ins])
         stack.pop()
     return memo[node]
+
+
+def kind_in_order(
+    node: Node, ins: tuple[Node, ...], plain_inputs: Collection[Node], memo: dict[Node, int]
+) -> int:
+    """`eager_kind` for a walk in topological order: one step from the inputs' memoised kinds.
+
+    Any input not memoised yet (a node met before the walk) takes `eager_kind`'s walk.
+    """
+    if not ins:
+        k = memo[node] = _source_kind(node, plain_inputs)
+        return k
+    try:
+        kinds = [memo[i] for i in ins]
+    except KeyError:
+        return eager_kind(node, plain_inputs, memo)
+    if type(node) is Mul and node.y is VARIABLE_ONE:  # an inner transform's variable
+        k = memo[node] = NODE
+    else:
+        k = memo[node] = _combined_kind(kinds)
+    return k
+
+
+def _source_kind(x: Node, plain_inputs: Collection[Node]) -> int:
+    """The kind of a node with no inputs: a constant, or a traced argument (plain or not)."""
+    if type(x) is Const:
+        return CONST
+    return PLAIN if x in plain_inputs else NODE
+
+
+def _combined_kind(kinds: list[int]) -> int:
+    """The kind of an op from its inputs': a node if any is, a constant if all are."""
+    return NODE if NODE in kinds else CONST if kinds.count(CONST) == len(kinds) else PLAIN
 
 
 def plain_in_eager(node: Node) -> bool:
