@@ -4,6 +4,7 @@ reductions are balanced trees."""
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Callable, Sequence
 
 import pytest
@@ -14,6 +15,7 @@ from strategies import as_node, floats
 import autograd as ag
 import autograd.walks as trace
 from autograd import Leaf, Node, Scalar
+from autograd.core.floats import int_to_float
 
 FUNCTIONS: list[Callable[[Scalar], Scalar]] = [ag.exp, ag.log, ag.tanh, ag.relu, ag.sigmoid]
 
@@ -80,3 +82,43 @@ def test_empty_and_mixed_reductions() -> None:
     assert isinstance(mixed, Node)
     assert mixed.value == 6.0
     assert ag.dot([], []) == 0.0
+
+
+def _bits(x: float) -> object:
+    """A float's bits, every nan alike (nan signs and payloads are not promised)."""
+    return "nan" if math.isnan(x) else struct.pack("<d", x)
+
+
+_SPECIAL = [0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan, 1e308, -1e308, 5e-324]
+_ANY_FLOAT = st.one_of(st.sampled_from(_SPECIAL), st.floats(allow_nan=True, allow_infinity=True))
+
+
+def _check_subtraction(x: float, c: float) -> None:
+    d = Leaf(x) - c
+    assert type(d) is ag.Add
+    assert type(d.y) is ag.Const
+    assert _bits(d.value) == _bits(x - int_to_float(c) if type(c) is int else x - c)
+    f = ag.value_and_grad(lambda v: v - c)
+    value, g = ag.jit(f)(x)
+    assert (_bits(value), g) == (_bits(d.value), 1.0) == (_bits(f(x)[0]), f(x)[1])
+
+
+def test_subtracting_a_number_adds_its_negation_with_float_bits() -> None:
+    """``x - c`` is ``Add(x, Const(-c))`` (IEEE's definition of subtraction): the value is
+    float subtraction's, signed zeros and infinities included, and the gradient is 1."""
+    for x in _SPECIAL:
+        for c in _SPECIAL:
+            _check_subtraction(x, c)
+
+
+@given(x=_ANY_FLOAT, c=st.one_of(_ANY_FLOAT, st.integers(-(10**400), 10**400)))
+def test_subtracting_any_number_adds_its_negation(x: float, c: float) -> None:
+    _check_subtraction(x, c)
+
+
+def test_subtracting_a_node_multiplies_it_by_minus_one() -> None:
+    d = Leaf(5.0) - Leaf(2.0)
+    assert type(d) is ag.Add
+    assert type(d.y) is ag.Mul
+    assert d.y.y.value == -1.0
+    assert ag.grad(lambda u, v: u - v, argnums=(0, 1))(5.0, 2.0) == (1.0, -1.0)

@@ -134,9 +134,14 @@ class _Arith:
         x = lift(other)
         return NotImplemented if x is None else _add(x, self)
 
+    # `x - c` is `x + (-c)`, as micrograd builds it: IEEE defines subtraction so, bit for bit
     def __sub__(self, other: float | Node) -> Node:
-        y = other if isinstance(other, _Arith) else lift(other)
-        return NotImplemented if y is None else _add(self, _mul(y, MINUS_ONE))
+        if type(other) is float:
+            return _add(self, _const(-other))
+        if isinstance(other, _Arith):
+            return _add(self, _mul(_self(other), MINUS_ONE))
+        y = lift(other)
+        return NotImplemented if y is None else _add(self, _const(-y.value))
 
     def __rsub__(self, other: float) -> Node:
         x = lift(other)
