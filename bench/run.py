@@ -76,22 +76,27 @@ def prepare(
     return steps, notes
 
 
-def time_interleaved(steps: dict[str, w.Step], reps: int) -> dict[str, float]:
+def time_interleaved(steps: dict[str, w.Step], reps: int, loops: int = 1) -> dict[str, float]:
     """Median seconds per step; engines take turns, so load on the machine hits all alike.
 
+    A turn runs the step ``loops`` times in a row and counts the mean: one
+    call (``loops=1``) starts with caches cold from the other engines, as a
+    call between other work does; a loop of calls is a training loop's cost.
     Collections that a step's allocations trigger count in its time. Garbage a
     step leaves in reference cycles (micrograd's closures) is collected after
-    it, untimed, so that it is not charged to the next engine.
+    each turn, untimed, so that it is not charged to the next engine.
     """
     times: dict[str, list[float]] = {e: [] for e in steps}
     gc.collect()
     gc.freeze()  # what exists now is never garbage: collections stay cheap
+    calls = range(loops)
     try:
         for _ in range(reps):
             for engine, step in steps.items():
                 t0 = time.perf_counter()
-                step()
-                times[engine].append(time.perf_counter() - t0)
+                for _ in calls:
+                    step()
+                times[engine].append((time.perf_counter() - t0) / loops)
                 gc.collect()
     finally:
         gc.unfreeze()
@@ -133,8 +138,8 @@ def memory_row(steps: int) -> dict[str, Cell]:
     return row
 
 
-def workloads(quick: bool) -> list[tuple[str, dict[str, Callable[[], w.Step]], int]]:
-    """(name, {engine: setup}, repetitions) for every row of the table."""
+def workloads(quick: bool) -> list[tuple[str, dict[str, Callable[[], w.Step]], int, int]]:
+    """(name, {engine: setup}, turns, calls a turn) for every row of the table."""
     npts = 10 if quick else 100
     xs, ys = make_moons(npts)
     params = init_params()
@@ -148,18 +153,21 @@ def workloads(quick: bool) -> list[tuple[str, dict[str, Callable[[], w.Step]], i
             if e not in skip
         }
 
+    loop = 10 if quick else 1_000  # calls a turn for the rows "in a loop"
     rows = [
-        ("W1 seed loss", row("w1"), 11 if quick else 201),
-        (f"W2 moons MLP step ({npts} points)", row("w2", params, xs, ys), 3 if quick else 11),
+        ("W1 seed loss", row("w1"), 11 if quick else 201, 1),
+        ("W1 seed loss, in a loop", row("w1"), 5 if quick else 21, loop),
+        (f"W2 moons MLP step ({npts} points)", row("w2", params, xs, ys), 3 if quick else 11, 1),
     ]
     for n in (100, 1_000) if quick else (1_000, 10_000, 100_000, 1_000_000):
         # torch eager takes minutes at 1e6 (jit's first call takes about one: see the table)
         skip = ("torch",) if n > 100_000 else ()
         reps = 3 if quick else (11 if n <= 10_000 else 5 if n <= 100_000 else 3)
-        rows.append((f"W3 tanh chain N={n:,}", row("w3", n, skip=skip), reps))
+        rows.append((f"W3 tanh chain N={n:,}", row("w3", n, skip=skip), reps, 1))
     n4 = 1_000 if quick else 100_000
-    rows.append((f"W4 wide sum N={n4:,}", row("w4", n4), 3 if quick else 7))
-    rows.append(("W5 second derivative", row("w5"), 11 if quick else 201))
+    rows.append((f"W4 wide sum N={n4:,}", row("w4", n4), 3 if quick else 7, 1))
+    rows.append(("W5 second derivative", row("w5"), 11 if quick else 201, 1))
+    rows.append(("W5 second derivative, in a loop", row("w5"), 5 if quick else 21, loop))
     return rows
 
 
@@ -202,11 +210,11 @@ def main() -> None:
     header = ["workload", *ENGINES, "ours/micrograd", "ours/torch", "jit/floor", "jit first call"]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
-    for name, setups, reps in workloads(args.quick):
+    for name, setups, reps, loops in workloads(args.quick):
         if only and name.split()[0] not in only:
             continue
         steps, notes = prepare(name, setups)
-        medians: dict[str, Cell] = {**notes, **time_interleaved(steps, reps)}
+        medians: dict[str, Cell] = {**notes, **time_interleaved(steps, reps, loops)}
         cells = [fmt(medians.get(e)) for e in ENGINES]
         cells += [
             ratio(medians.get("ours"), medians.get("micrograd")),
@@ -214,7 +222,8 @@ def main() -> None:
             ratio(medians.get("jit"), medians.get("floor")),
             fmt(medians.get("jit first call")),
         ]
-        print(f"| {name} (median of {reps}) | " + " | ".join(cells) + " |", flush=True)
+        times = f"median of {reps}" + (f" turns of {loops:,} calls" if loops > 1 else "")
+        print(f"| {name} ({times}) | " + " | ".join(cells) + " |", flush=True)
     if not only or "W3" in only:
         chain_steps = 2_000 if args.quick else 20_000
         mem = memory_row(chain_steps)
