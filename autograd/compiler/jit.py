@@ -39,6 +39,7 @@ from autograd.compiler.codegen import (
     NotBatchable,
     Program,
 )
+from autograd.compiler.dispatch import Checker, checker
 from autograd.compiler.guard import read_guard
 from autograd.core.batching import BatchedList, Example
 from autograd.core.batching import hook as batch_hook
@@ -121,6 +122,14 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
     def jitted(*args: P.args, **kwargs: P.kwargs) -> T:
         if nesting.get() > 0:  # under another transform: the result must be a graph
             return fn(*args, **kwargs)
+        last = cache.last  # the last call's structure: its generated check, and its entry
+        if last is not None and not kwargs and debug_sites.get() is None:
+            flat = last[0](args)
+            if flat is not None:
+                try:
+                    return last[1].finish(last[1].program(flat), _same)  # type: ignore[misc, return-value]  # `remember` keeps only entries with a program; the trace's result type
+                except GuardFailed:
+                    pass  # the general path below traces again
         if batched and not kwargs and debug_sites.get() is None:
             out = _batched_call(cast(Mapped, mapped), args, cache)
             if out is not _NOT_BATCHED:
@@ -128,11 +137,14 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
         static = _NO_STATIC if no_static else spec.resolve(len(args))
         try:
             if no_static and not kwargs:  # `_key`'s common case, inline: a call's fixed cost
-                flat: list[float] = []
-                key: object = (tuple(map(_shape, args, repeat(flat))), ())
+                flat = []
+                shapes: tuple[object, ...] | None = tuple(map(_shape, args, repeat(flat)))
+                key: object = (shapes, ())
             else:
+                shapes = None
                 key, flat = _key(args, static, kwargs, fn, vg)
         except _Slow:  # only the inline case gets here: `_key` takes the general flatten itself
+            shapes = None
             try:
                 shape, flat = _slow_shape(args, static, fn, vg)
             except _HoldsNode:  # an outer graph among the arguments: eager, never cached
@@ -169,6 +181,8 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
                 if entry.program is None:
                     return fn(*args, **kwargs)
                 out = entry.program(_expand(flat) if entry.expand else flat)
+        if shapes is not None and not batched:
+            cache.remember(shapes, entry)
         return entry.finish(out, _same)  # type: ignore[return-value]  # the trace's result type (no cast(): a call less)
 
     _caches[jitted] = cache
@@ -453,6 +467,19 @@ class _Cache:
     def __init__(self) -> None:
         self.entries: OrderedDict[object, _Entry] = OrderedDict()
         self.lock = threading.RLock()  # reentrant: a static argument's __eq__ may call jit
+        self.last: tuple[Checker, _Entry] | None = None
+        """The last call's entry and a generated check of its structure (`dispatch`): a
+        call with that structure skips the key and the lookup. One tuple, set at once."""
+
+    def remember(self, shapes: tuple[object, ...], entry: _Entry) -> None:
+        """Make ``entry`` the last one called, for arguments of structure ``shapes``."""
+        last = self.last
+        if (last is not None and last[1] is entry) or entry.program is None or entry.expand:
+            return
+        if not entry.checked:
+            entry.check, entry.checked = checker(shapes), True
+        if entry.check is not None:
+            self.last = (entry.check, entry)
 
     def get(self, key: object) -> _Entry | None:
         # No lock (a call's fixed cost): each OrderedDict operation is atomic, and an entry
@@ -617,6 +644,8 @@ class _Entry:
         self.finish = finish
         self.batched = batched  # a vmap inside ran as one batch
         self.expand = False  # arrays among the arguments are passed as their floats
+        self.check: Checker | None = None  # `_Cache.remember`'s check of the structure
+        self.checked = False  # whether `check` was written (None: `dispatch` cannot)
 
 
 def _eager(expand: bool = False) -> _Entry:

@@ -1,0 +1,203 @@
+"""`jit`'s per-call fast path (`autograd.compiler.dispatch`): the generated check of the
+last call's argument structure accepts exactly the arguments the general path keys the
+same way, with their floats in the same order, and nothing else."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from itertools import repeat
+from typing import cast
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+import autograd as ag
+from autograd.compiler import dispatch
+from autograd.compiler import jit as _jit
+from autograd.core.nodes import Scalar
+
+
+class MyFloat(float):
+    """A float subclass: the general path keys it as it does a float, but slowly."""
+
+
+class MyStr(str):
+    """A str subclass as a dict key: the general path keys it apart from a str."""
+
+    __slots__ = ()
+
+
+LEAVES = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([0.0, -0.0, 1.0, math.nan]),
+    st.integers(-2, 2),
+    st.booleans(),
+    st.floats(-2.0, 2.0).map(MyFloat),
+)
+KEYS = st.one_of(
+    st.sampled_from(["a", "b", "w1", "w2", "x"]),
+    st.just(MyStr("a")),
+    st.integers(0, 2),
+)
+
+
+def trees(leaves: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+    return st.recursive(
+        leaves,
+        lambda children: st.one_of(
+            st.lists(children, max_size=12),
+            st.lists(children, max_size=12).map(tuple),
+            st.dictionaries(KEYS, children, max_size=12),
+        ),
+        max_leaves=40,
+    )
+
+
+def key(args: tuple[object, ...]) -> tuple[tuple[object, ...], list[float]] | None:
+    """The general path's structure and flat inputs (None: it takes the slow flatten)."""
+    flat: list[float] = []
+    try:
+        return tuple(map(_jit._shape, args, repeat(flat))), flat
+    except _jit._Slow:
+        return None
+
+
+def shapes_of(*args: object) -> tuple[object, ...]:
+    known = key(args)
+    assert known is not None
+    return known[0]
+
+
+def refloat(tree: object, draw: Callable[[], float]) -> object:
+    """``tree`` with every leaf a new float: the same structure, all floats."""
+    if type(tree) is dict:
+        return {k: refloat(v, draw) for k, v in tree.items()}
+    if type(tree) is list or type(tree) is tuple:
+        items = [refloat(v, draw) for v in cast("list[object]", tree)]
+        return items if type(tree) is list else tuple(items)
+    return draw()
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(trees(LEAVES), max_size=3), st.lists(trees(LEAVES), max_size=3), st.randoms())
+def test_the_check_accepts_exactly_the_same_structure_of_floats(
+    first: list[object], other: list[object], rnd: object
+) -> None:
+    args = tuple(first)
+    known = key(args)
+    assume(known is not None)
+    shapes, _ = cast("tuple[tuple[object, ...], list[float]]", known)
+    check = dispatch.checker(shapes)
+    assume(check is not None)
+    assert check is not None
+    uniform = cast("Callable[[float, float], float]", rnd.uniform)  # type: ignore[attr-defined]  # a Random
+    same = tuple(refloat(a, lambda: uniform(-1.0, 1.0)) for a in args)
+    ints = tuple(refloat(a, lambda: 1) for a in args)  # ints where the floats were
+    for candidate in (args, same, ints, tuple(other), tuple(first[:1]), (*first, 1.0)):
+        got = check(candidate)
+        general = key(candidate)
+        if got is not None:  # accepted: the general path keys it the same, floats alike
+            assert general is not None
+            assert general[0] == shapes
+            assert all(type(x) is float for x in got)
+            assert [a is b for a, b in zip(got, general[1], strict=True)] == [True] * len(got)
+    assert check(same) == cast("tuple[object, list[float]]", key(same))[1]
+
+
+def test_the_check_refuses_each_kind_of_difference() -> None:
+    check = dispatch.checker(shapes_of({"w1": 1.0, "w2": [2.0, 3.0]}, 4.0))
+    assert check is not None
+    assert check(({"w1": 1.5, "w2": [2.5, 3.5]}, 4.5)) == [1.5, 2.5, 3.5, 4.5]
+    for wrong in [
+        ({"w1": 1, "w2": [2.0, 3.0]}, 4.0),  # an int: the general path converts it
+        ({"w1": True, "w2": [2.0, 3.0]}, 4.0),
+        ({"w1": MyFloat(1.0), "w2": [2.0, 3.0]}, 4.0),
+        ({"w2": [2.0, 3.0], "w1": 1.0}, 4.0),  # keys in another order
+        ({MyStr("w1"): 1.0, "w2": [2.0, 3.0]}, 4.0),
+        ({"w1": 1.0, "w2": (2.0, 3.0)}, 4.0),
+        ({"w1": 1.0, "w2": [2.0, 3.0, 5.0]}, 4.0),
+        ({"w1": 1.0, "w2": [2.0, 3.0], "x": 0.0}, 4.0),
+        ({"w1": 1.0, "w2": [2.0, 3.0]},),
+        ({"w1": 1.0, "w2": [2.0, 3.0]}, 4.0, 5.0),
+    ]:
+        assert check(wrong) is None, wrong
+
+
+def test_long_containers_are_checked_in_one_pass() -> None:
+    n = dispatch.UNROLL + 5
+    xs, d = [float(i) for i in range(n)], {f"k{i}": float(i) for i in range(n)}
+    check = dispatch.checker(shapes_of(xs, d))
+    assert check is not None
+    assert check((xs, d)) == xs + xs
+    assert check(([*xs[:-1], 1], d)) is None
+    assert check((xs, {**d, "k0": 1})) is None
+    assert check((xs, dict(reversed(d.items())))) is None
+    assert check((xs, {MyStr(k): v for k, v in d.items()})) is None
+
+
+def test_unsupported_structures_have_no_check() -> None:
+    assert dispatch.checker(shapes_of({1: 2.0})) is None
+    assert dispatch.checker(shapes_of([1, 2.0])) is None  # a float keys as (list, 2)
+
+
+def loss(p: dict[str, Scalar]) -> Scalar:
+    return ((p["w1"] - 1) ** 2 + (p["w2"] - 5) ** 2) * 0.5
+
+
+def test_a_repeated_structure_skips_the_general_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    f = ag.jit(ag.value_and_grad(loss))
+    assert f({"w1": 2.0, "w2": 3.0}) == (2.5, {"w1": 1.0, "w2": -2.0})
+    calls: list[tuple[object, ...]] = []
+    shape = _jit._shape
+
+    def counted(*a: object) -> object:
+        calls.append(a)
+        return shape(*a)  # type: ignore[arg-type]  # `_shape`'s own arguments
+
+    monkeypatch.setattr(_jit, "_shape", counted)
+    assert f({"w1": 4.0, "w2": 5.0}) == ag.value_and_grad(loss)({"w1": 4.0, "w2": 5.0})
+    assert calls == []
+    assert f({"w1": 4, "w2": 5.0}) == ag.value_and_grad(loss)({"w1": 4, "w2": 5.0})  # general
+    assert calls != []
+
+
+def sum_of_squares(xs: Sequence[Scalar]) -> Scalar:
+    return ag.sum([x * x for x in xs])
+
+
+def test_alternating_structures_each_get_their_own_code() -> None:
+    f = ag.jit(ag.grad(sum_of_squares))
+    for n in [1, 2, 3, 2, 1, 3, 3, 1]:
+        xs = [float(i) + 0.5 for i in range(n)]
+        assert f(xs) == [2 * x for x in xs]
+        got: object = f(tuple(xs))
+        assert got == tuple(2 * x for x in xs)
+
+
+def test_the_arguments_are_not_the_programs_list() -> None:
+    f = ag.jit(lambda xs: [x * 2.0 for x in xs])
+    xs = [1.0] * 30
+    f(xs)
+    assert f(xs) == [2.0] * 30
+    xs[3] = 5.0
+    assert f(xs)[3] == 10.0
+    assert xs == [1.0] * 3 + [5.0] + [1.0] * 26
+
+
+def test_debug_nans_still_checks_after_a_fast_call() -> None:
+    f = ag.jit(ag.log)
+    assert f(2.0) == math.log(2.0)
+    assert f(3.0) == math.log(3.0)
+    with ag.debug_nans(), pytest.raises(FloatingPointError, match="Log"):
+        f(-1.0)
+    assert math.isnan(f(-1.0))
+
+
+def test_under_another_transform_the_result_is_a_graph() -> None:
+    f = ag.jit(lambda x: x * x)
+    assert f(3.0) == 9.0
+    assert f(4.0) == 16.0
+    assert ag.grad(f)(3.0) == 6.0
+    assert ag.grad(ag.grad(f))(3.0) == 2.0
