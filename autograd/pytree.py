@@ -342,17 +342,36 @@ _GENERATED_LEAVES = 20_000
 """Nested lists, tuples and dicts up to these sizes get a generated builder (one expression)."""
 
 
-def _generated(tree: TreeDef) -> Callable[[Sequence[object]], object] | None:
+_PAIR_LEAVES = 32
+"""`pair_builder` writes displays up to this many leaves; then a slice and `builder` cost less."""
+
+
+def pair_builder(tree: TreeDef) -> Callable[[Sequence[object]], tuple[object, object]]:
+    """``L -> (L[0], tree of L[1:])``: a value and a gradient from one flat result.
+
+    >>> pair_builder(flatten({"a": 1.0, "b": 2.0}, "p")[1])([5.0, 3.0, 4.0])
+    (5.0, {'a': 3.0, 'b': 4.0})
+    """
+    if tree.num_leaves <= _PAIR_LEAVES:
+        built = _generated(tree, pair=True)
+        if built is not None:
+            return built  # type: ignore[return-value]  # with ``pair``, a pair
+    rebuild = builder(tree)
+    return lambda flat: (flat[0], rebuild(flat[1:]))
+
+
+def _generated(tree: TreeDef, pair: bool = False) -> Callable[[Sequence[object]], object] | None:
     """A function rebuilding ``tree`` in one expression of displays; None for other kinds.
 
     ``[[L[0], L[1]], {K0[0]: L[2]}]``: the containers of a parameter tree
     (lists, tuples, plain dicts, ``None``), built without a walk. Dict keys are
     the shape's own key objects, read from tuples in the function's globals.
+    With ``pair``, ``(L[0], tree)`` with the tree's leaves from ``L[1]`` on.
     """
     if tree.num_leaves > _GENERATED_LEAVES:
         return None
     keys: dict[str, tuple[object, ...]] = {}
-    leaf = iter(range(tree.num_leaves))
+    leaf = iter(range(pair, tree.num_leaves + pair))
 
     def source(t: TreeDef, depth: int) -> str | None:
         if depth > _GENERATED_DEPTH:
@@ -377,6 +396,8 @@ def _generated(tree: TreeDef) -> Callable[[Sequence[object]], object] | None:
     expr = source(tree, 0)
     if expr is None:
         return None
+    if pair:
+        expr = f"(L[0], {expr})"
     namespace: dict[str, object] = dict(keys)
     # the source is our own displays of containers and indices: no user text in it
     exec(compile(f"def build(L):\n    return {expr}\n", "<pytree.builder>", "exec"), namespace)

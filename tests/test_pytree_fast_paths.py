@@ -13,7 +13,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import autograd as ag
-from autograd.pytree import Kind, TreeDef, _make, _walk, builder, flatten, unflatten
+from autograd.pytree import (
+    Kind,
+    TreeDef,
+    _make,
+    _walk,
+    builder,
+    flatten,
+    pair_builder,
+    unflatten,
+)
 
 floats = st.floats(allow_nan=True, allow_infinity=True)
 keys = st.one_of(st.text(max_size=3), st.integers(-2, 2), st.booleans(), st.floats(-1.0, 1.0))
@@ -100,6 +109,9 @@ def test_builder_rebuilds_what_unflatten_rebuilds(tree: object) -> None:
     fresh = [object() for _ in leaves]  # identity shows each leaf lands in its place
     built = builder(shape)(fresh)
     want = slow_unflatten(shape, fresh)
+    value = object()
+    head, paired = pair_builder(shape)([value, *fresh])  # a value, then the tree's leaves
+    assert head is value
 
     def parts(x: object) -> object:
         if isinstance(x, dict):
@@ -108,7 +120,7 @@ def test_builder_rebuilds_what_unflatten_rebuilds(tree: object) -> None:
             return (type(x), [parts(v) for v in x])
         return id(x) if x is not None else None
 
-    assert parts(built) == parts(want)
+    assert parts(built) == parts(want) == parts(paired)
 
 
 @pytest.mark.parametrize(

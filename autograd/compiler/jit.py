@@ -46,7 +46,15 @@ from autograd.core.batching import hook as batch_hook
 from autograd.core.context import TraceState, debug_sites, nesting, trace_state
 from autograd.core.floats import int_to_float
 from autograd.core.nodes import Leaf, Node, _Arith
-from autograd.pytree import Kind, TreeDef, builder, flatten, flatten_any, unflatten
+from autograd.pytree import (
+    Kind,
+    TreeDef,
+    builder,
+    flatten,
+    flatten_any,
+    pair_builder,
+    unflatten,
+)
 from autograd.transforms.arguments import Arguments, result_leaves
 from autograd.transforms.batch import LEAF_AXES, Batch, is_float_array
 from autograd.transforms.grad import scalar_output, transform_of
@@ -1009,9 +1017,10 @@ def _finish_one(tree: TreeDef, pair: bool) -> Callable[..., object]:
     """`finish` of a `grad` or `value_and_grad` of one argument: the value, then its leaves."""
     if pair and tree.kind is Kind.LEAF:  # the program's (value, gradient) is the result
         return lambda flat_out, lift=_same: flat_out
-    rebuild = builder(tree)
     if pair:
-        return lambda flat_out, lift=_same: (flat_out[0], rebuild(flat_out[1:]))
+        both = pair_builder(tree)
+        return lambda flat_out, lift=_same: both(flat_out)
+    rebuild = builder(tree)
     return lambda flat_out, lift=_same: rebuild(flat_out[1:])
 
 
