@@ -230,6 +230,8 @@ class Program:
                     except KeyError:  # it reads a name not among `names`: written each time
                         self.emit(v, src.src, src.uses)
                         return v
+                if form[0] in _ALIASES:  # ``x * 1.0``: the node is its input's value, by name
+                    return names[_ALIASES[form[0]]]
                 self.emit(v, form[0].format(*names), tuple([names[i] for i in form[1]]), form)
         return v
 
@@ -284,7 +286,10 @@ class Program:
 
     def _sym(self, node: Node) -> Sym:
         name = self.names[node]
-        return Sym(name, (name,), node.value if type(node) is Const else None)
+        if type(node) is not Const:
+            return Sym(name, (name,))
+        # a scalar program's 1.0 (an inner transform's seed, a variable's mark) multiplies nothing
+        return Sym(name, (name,), node.value, node.value == 1.0 and self.batch is None)
 
     def _as_eager(self, node: Node) -> tuple[Op, dict[Node, Sym]]:
         """``node`` as the eager call built it, and the names its rule reads.
@@ -611,6 +616,9 @@ def _static(node: Node) -> tuple[object, ...]:
     values = [getattr(node, name) for name in names]
     return tuple([struct.pack("<d", v) if type(v) is float else v for v in values])
 
+
+_ALIASES = {f"{{{i}}}": i for i in range(8)}
+"""A forward whose code is one of its names (``{1}``): a product with ``1.0`` (`Sym.unit`)."""
 
 _SUM = "prev + (...)"
 """Marks the form of a sweep's sum ``prev + (contribution)`` built on a contribution's form."""

@@ -42,9 +42,10 @@ class Sym:
 
     ``value`` is set for a constant known when the code is written (a `Const`
     node of the graph `jit` compiles), so a rule's choice on it is made then.
-    ``unit`` marks a float that is exactly ``1.0`` (the seed cotangent of a
-    scalar program): a product with it is the other factor, written without
-    the multiplication, since ``1.0 * x`` is ``x`` in every bit for a float.
+    ``unit`` marks a float that is exactly ``1.0`` in a scalar program (the
+    seed cotangent, a constant 1.0 of the graph): a product with it is the
+    other factor, written without the multiplication, since ``1.0 * x`` is
+    ``x`` in every bit for a float.
     """
 
     __slots__ = ("src", "unit", "uses", "value")
@@ -77,14 +78,10 @@ class Sym:
         return infix(other, "-", self)
 
     def __mul__(self, other: float | Sym) -> Sym:
-        if self.unit:
-            return sym(other)
-        if isinstance(other, Sym) and other.unit:
-            return self
         return infix(self, "*", other)
 
     def __rmul__(self, other: float) -> Sym:
-        return sym(other) if self.unit else infix(other, "*", self)
+        return infix(other, "*", self)
 
     def __neg__(self) -> Sym:
         return Sym(f"(-{self.src})", self.uses)
@@ -96,8 +93,16 @@ def sym(x: float | Sym) -> Sym:
 
 
 def infix(x: float | Sym, op: str, y: float | Sym) -> Sym:
-    """``(x op y)``, for an arithmetic or comparison operator."""
+    """``(x op y)``, for an arithmetic or comparison operator.
+
+    A product with a `Sym.unit` is the other factor: ``1.0 * x`` is ``x``.
+    """
     a, b = sym(x), sym(y)
+    if op == "*":
+        if a.unit:
+            return b
+        if b.unit:
+            return a
     return Sym(f"({a.src} {op} {b.src})", a.uses + b.uses)
 
 
