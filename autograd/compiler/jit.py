@@ -130,12 +130,12 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
     def jitted(*args: P.args, **kwargs: P.kwargs) -> T:
         if nesting.get() > 0:  # under another transform: the result must be a graph
             return fn(*args, **kwargs)
-        last = cache.last  # the last call's structure: its generated check, and its entry
+        last = cache.last  # the last call's structure: its generated check, and its code
         if last is not None and not kwargs and debug_sites.get() is None:
             flat = last[0](args)
             if flat is not None:
                 try:
-                    return last[1].finish(last[1].program(flat), _same)  # type: ignore[misc, return-value]  # `remember` keeps only entries with a program; the trace's result type
+                    return last[2](last[1](flat))  # type: ignore[return-value]  # the trace's result type
                 except GuardFailed:
                     pass  # the general path below traces again
         if batched and not kwargs and debug_sites.get() is None:
@@ -475,19 +475,20 @@ class _Cache:
     def __init__(self) -> None:
         self.entries: OrderedDict[object, _Entry] = OrderedDict()
         self.lock = threading.RLock()  # reentrant: a static argument's __eq__ may call jit
-        self.last: tuple[Checker, _Entry] | None = None
-        """The last call's entry and a generated check of its structure (`dispatch`): a
-        call with that structure skips the key and the lookup. One tuple, set at once."""
+        self.last: tuple[Checker, _Program, _Finish, _Entry] | None = None
+        """A generated check of the last call's structure (`dispatch`), and its entry's
+        program and finish: a call with that structure skips the key and the lookup.
+        One tuple, set at once."""
 
     def remember(self, shapes: tuple[object, ...], entry: _Entry) -> None:
         """Make ``entry`` the last one called, for arguments of structure ``shapes``."""
         last = self.last
-        if (last is not None and last[1] is entry) or entry.program is None or entry.expand:
+        if (last is not None and last[3] is entry) or entry.program is None or entry.expand:
             return
         if not entry.checked:
             entry.check, entry.checked = checker(shapes), True
         if entry.check is not None:
-            self.last = (entry.check, entry)
+            self.last = (entry.check, entry.program, entry.finish, entry)
 
     def get(self, key: object) -> _Entry | None:
         # No lock (a call's fixed cost): each OrderedDict operation is atomic, and an entry
@@ -636,6 +637,13 @@ def _with_arrays(a: object, root: str) -> tuple[list[object], TreeDef] | None:
     return [x if is_float_array(x) else next(it) for x in anything], tree
 
 
+_Program = Callable[[list[float]], tuple[float, ...]]
+"""Compiled code: the flat inputs to the flat outputs."""
+
+_Finish = Callable[..., object]
+"""The flat outputs (and how to lift a constant one, `_same` by default) to the result."""
+
+
 class _Entry:
     """A compiled trace: ``finish(program(flat_inputs))`` is the function's result.
 
@@ -644,8 +652,8 @@ class _Entry:
 
     def __init__(
         self,
-        program: Callable[[list[float]], tuple[float, ...]] | None,
-        finish: Callable[[tuple[float, ...], Callable[[object], object]], object],
+        program: _Program | None,
+        finish: _Finish,
         batched: bool = False,
     ) -> None:
         self.program = program
