@@ -140,6 +140,8 @@ def test_long_containers_are_checked_in_one_pass() -> None:
 def test_unsupported_structures_have_no_check() -> None:
     assert dispatch.checker(shapes_of({1: 2.0})) is None
     assert dispatch.checker(shapes_of([1, 2.0])) is None  # a float keys as (list, 2)
+    assert dispatch.checker(shapes_of([[1.0]] * (dispatch.MAX_LINES // 2))) is None  # too big
+    assert dispatch.checker(shapes_of([[1.0]] * 100)) is not None
 
 
 def loss(p: dict[str, Scalar]) -> Scalar:

@@ -25,6 +25,10 @@ Checker = Callable[[tuple[object, ...]], list[float] | None]
 UNROLL = 8
 """Containers up to this many items are checked item by item; longer ones in one pass."""
 
+MAX_LINES = 4_000
+"""A structure needing more lines than this (thousands of nested containers) gets no check:
+compiling it would cost more than the calls it speeds up."""
+
 
 class _Unsupported(Exception):
     """A structure the checker does not write (keys that are not strings, arrays, ...)."""
@@ -47,6 +51,8 @@ def checker(shapes: tuple[object, ...]) -> Checker | None:
         for name, shape in zip(names, shapes, strict=True):
             _write(name, shape, lines, outs, counter, consts)
     except _Unsupported:
+        return None
+    if len(lines) > MAX_LINES:
         return None
     lines.append(f"    return [{', '.join(outs)}]")
     src = "def check(args):\n" + "\n".join(lines)
