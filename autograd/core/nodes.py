@@ -915,12 +915,15 @@ def power(x: Scalar | Sym, c: Scalar | Sym) -> Scalar | Sym:
 def pow_scalar_source(x: Sym, c: Sym | float) -> Sym:
     """`pow_scalar_float` as generated code, its commonest cases inlined.
 
-    ``c == 2`` is ``x * x`` and ``c == 1`` is ``x``: the very operations
-    `pow_scalar_float` does for them, so the same bits, without a call.
+    ``c == 2`` is ``x * x``, ``c == 3`` is ``x * x * x`` and ``c == 1`` is
+    ``x``: the very operations `pow_scalar_float` does for them, so the same
+    bits, without a call.
     """
     k = c.value if isinstance(c, Sym) else c
     if k == 2.0:
         return infix(x, "*", x)
+    if k == 3.0:
+        return infix(infix(x, "*", x), "*", x)
     if k == 1.0:
         return x
     return call(pow_scalar_float, x, c)
