@@ -1831,10 +1831,27 @@ def _inlined_build(cls: type[Op]) -> Callable[..., Op]:
 
 
 def _const(value: float) -> Const:
-    """``Const(value)`` for a value that is already a plain float (no converter to run)."""
-    node = _new(Const)
-    _set_const_value(node, value)
+    """``Const(value)`` for a value that is already a plain float (no converter to run).
+
+    The constants of operators (``0.9 * x``) are shared: a `Const` is immutable
+    and gets no cotangent, so one node per value serves every op that reads it,
+    and a loop's graph does not build a new one each step. Zeros are not
+    shared (``0.0`` and ``-0.0`` are equal keys); nor are more than
+    `_SHARED_CONSTS` values at once.
+    """
+    node = _shared_consts.get(value)
+    if node is None:
+        node = _new(Const)
+        _set_const_value(node, value)
+        if value != 0.0 and type(value) is float:  # an int 2 would answer for 2.0
+            if len(_shared_consts) >= _SHARED_CONSTS:
+                _shared_consts.clear()
+            _shared_consts[value] = node
     return node
+
+
+_SHARED_CONSTS = 1024
+_shared_consts: dict[float, Const] = {}
 
 
 _set_const_value = _slot_setter(Const, "value")
