@@ -10,6 +10,7 @@ from typing import cast
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from test_reroll import generated_sources
 
 import autograd as ag
 from autograd.compiler import codegen as _codegen
@@ -287,15 +288,7 @@ def test_outputs_that_are_runs_of_inputs(n: int, picks: list[tuple[int, bool]]) 
 def test_the_seed_cotangent_multiplies_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     """``1.0 * x`` is ``x`` in every bit: the gradient of a sum of products is the other
     factors, returned as a slice of the inputs, with no multiplication by the seed."""
-    sources: list[str] = []
-    link = _codegen.Program.link
-
-    def spy(self: _codegen.Program, outputs: Sequence[str]) -> object:
-        run = link(self, outputs)
-        sources.extend(self.sources)
-        return run
-
-    monkeypatch.setattr(_codegen.Program, "link", spy)
+    sources = generated_sources(monkeypatch)
     ws = [0.5, -0.0, math.inf, math.nan, 1e-320, -3.0, 2.0, 7.5] * 4
     xs = [-0.0, 2.5, math.nan, -math.inf, 3e300, 5e-324, 0.1, -1.0] * 4
     f = ag.value_and_grad(ag.dot)

@@ -249,39 +249,30 @@ class Program:
         code, up to the names (`_form`).
         """
         known, floats = self.names, self.floats
-        # a constant's name stands for its bits (`const`)
-        if g is None and not own and len(ins) == 2:  # most forwards: no dict of numbers needed
-            x, y = ins
-            a, b = known[x], known[y]
-            names = [a] if a == b else [a, b]
-            per: list[tuple[int, object]] = [
-                (0, a if type(x) is Const else x in floats),
-                (len(names) - 1, b if type(y) is Const else y in floats),
-            ]
-            gi = oi = -1
-        else:
-            names = []
-            at: dict[str, int] = {}
-            gi = oi = -1
-            if g is not None:
-                at[g] = gi = 0
-                names.append(g)
-            per = []
-            for x in ins:
-                name = known[x]
-                i = at.get(name)
-                if i is None:
-                    i = at[name] = len(names)
-                    names.append(name)
-                per.append((i, name if type(x) is Const else x in floats))
-            if own:
-                name = known[node]
-                i = at.get(name)
-                if i is None:
-                    i = at[name] = len(names)
-                    names.append(name)
-                oi = i
-        static = _static(node) if cast(Op, node).static_fields else ()
+        names: list[str] = []
+        at: dict[str, int] = {}
+        gi = -1
+        if g is not None:
+            at[g] = gi = 0
+            names.append(g)
+        per = []
+        for x in ins:
+            name = known[x]
+            i = at.get(name)
+            if i is None:
+                i = at[name] = len(names)
+                names.append(name)
+            # a constant's name stands for its bits (`const`)
+            per.append((i, name if type(x) is Const else x in floats))
+        oi = -1
+        if own:
+            name = known[node]
+            i = at.get(name)
+            if i is None:
+                i = at[name] = len(names)
+                names.append(name)
+            oi = i
+        static = _static(node)
         return (type(node), node in floats, tuple(per), gi, oi, static), names
 
     def _sym(self, node: Node) -> Sym:
