@@ -151,6 +151,7 @@ class Program:
         self.orders: dict[Node, list[tuple[Node, tuple[Node, ...]]]] = {}
         self.sources: list[str] = []  # the generated chunks, once linked (for tests and debugging)
         self.written: list[object] = []  # per statement: the shared form it came from, or None
+        self.spans: list[tuple[int, int]] = []  # the statements `forward` wrote (`reroll.sink`)
         self._forward_forms: dict[tuple[object, ...], _Form] = {}  # see `_operands`
         self._rule_forms: dict[tuple[object, ...], list[_Form | None]] = {}
 
@@ -180,6 +181,7 @@ class Program:
         """Statements computing every node the outputs depend on, inputs first."""
         names, kinds, plain, floats = self.names, self.kinds, self.plain_inputs, self.floats
         batched = bool(self.batch_of)  # it only grows from the nodes of a vmap's batch
+        start = len(self.stmts)
         for out in outputs:
             order = toposort(out, stop=names.keys())
             if len(names) == len(self.input_names):  # stopped only at inputs: reusable
@@ -194,6 +196,7 @@ class Program:
                 if batched and ins:
                     self._batch(node, ins)
                 names[node] = self._forward(node, ins, f"v{len(names)}")
+        self.spans.append((start, len(self.stmts)))
 
     def _batch(self, node: Node, ins: tuple[Node, ...]) -> None:
         """Record the batch ``node`` varies over: its inputs', none for a `batch_sum`."""
@@ -516,7 +519,10 @@ class Program:
                 if DEPTH_ALWAYS or len(deep.stmts) < len(self.stmts) * DEPTH_GAIN:
                     rolled = deep
             if rolled is None:
-                rolled = reroll.reroll(self.stmts, names, HELPERS, self.written)
+                movable = [False] * len(self.stmts)
+                for start, end in self.spans:
+                    movable[start:end] = [True] * (end - start)
+                rolled = reroll.reroll(self.stmts, names, HELPERS, self.written, movable)
             self.stmts, namespace_extra = rolled.stmts, rolled.loops
             self.sources += rolled.sources
             if len(self.stmts) <= CHUNK:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import collections
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 Stmt = tuple[str, str, tuple[str, ...]]  # target name, expression, names it reads
 
@@ -52,6 +52,16 @@ costs an eighth."""
 
 _CANDIDATES = 6
 """Periods tried at a position: distances to the next statements of the same form."""
+
+LONG_PERIOD = 16_384
+"""Longest loop body looked for by its window (`_Windows`): one data point's statements."""
+
+WINDOW = 32
+"""Statements whose forms, together, find a long period: where the same ``WINDOW`` forms
+come again. A long body (a data point's network) repeats forms many times inside it."""
+
+_LONG_CANDIDATES = 48
+"""Long periods tried at a position: distances to the next places its window comes again."""
 
 # Where a body statement finds an operand, the same at every iteration (tuples, compared whole):
 _LOCAL = 0  # (_LOCAL, slot): this iteration's statement at ``slot`` of the body
@@ -101,6 +111,7 @@ def reroll(
     live_out: Sequence[str],
     helpers: dict[str, object],
     written: Sequence[object] = (),
+    movable: Sequence[bool] | None = None,
 ) -> Rolled:
     """``stmts`` with each run of repeated statements replaced by a call of a generated loop.
 
@@ -116,16 +127,24 @@ def reroll(
     ``written`` may give, per statement, the form it was written from (None:
     unknown): statements written from the same form differ only in their
     operands, which their uses list in the same order. That spares parsing.
+
+    ``movable`` marks the statements `sink` may move later (a forward's).
     """
     n = len(stmts)
     index = {t: i for i, (t, _, _) in enumerate(stmts)}
     forms, operands = _forms(stmts, index, written)
+    if movable is not None:
+        order = sink(forms, operands, movable)
+        if order is not None:
+            stmts, forms, operands = _permute(order, stmts, forms, operands)
+            index = {t: i for i, (t, _, _) in enumerate(stmts)}
     nxt = _next_same(forms)
+    windows = _Windows(forms)
     owner = [-1] * n
     runs: list[_Run] = []
     i = 0
     while i < n:
-        run = _best_run(i, forms, operands, nxt, owner, runs, MIN_REPS, MIN_STATEMENTS)
+        run = _best_run(i, forms, operands, nxt, owner, runs, MIN_REPS, MIN_STATEMENTS, windows)
         if run is None:
             i += STRIDE
             continue
@@ -274,6 +293,74 @@ def depths(stmts: Sequence[Stmt]) -> list[int]:
     return depth
 
 
+def sink(forms: list[int], operands: list[list[int]], movable: Sequence[bool]) -> list[int] | None:
+    """An order with joins moved as late as they can go; None if there is no join.
+
+    A forward traced depth first puts a balanced sum's additions between the
+    terms they add: one data point's network, the next one's, their sum, two
+    more networks, their sum, the sum of sums... so the points' statements do
+    not follow one another and do not roll. A join is a ``movable``
+    statement reading two or more statements that all have the same shape
+    (the same forms, operands included, inputs aside) or that are all joins.
+    Each goes just before the first statement reading it (a join that reads
+    it: just before that one's place; none: the end). The points' networks
+    then follow one another, and the sum comes after them. Statements are
+    pure: any order computing operands first computes the same values.
+    """
+    n = len(forms)
+    spans = [i for i in range(n) if movable[i]]
+    if not any(len(operands[i]) > 1 and sum(j >= 0 for j in operands[i]) > 1 for i in spans):
+        return None  # no statement reads two others (a chain): nothing to look at
+    shapes: dict[tuple[int, tuple[int, ...]], int] = {}
+    shape: dict[int, int] = {}  # a movable statement's shape; others are their own
+    join = [False] * n
+    joins = 0
+    for i in spans:
+        ops = operands[i]
+        key = (forms[i], tuple([shape.get(j, -2 - j) if j >= 0 else -1 for j in ops]))
+        shape[i] = shapes.setdefault(key, len(shapes))
+        read = [j for j in ops if j >= 0]
+        if len(read) >= 2 and (
+            all(shape.get(j, -2 - j) == shape.get(read[0]) for j in read)
+            or all(join[j] for j in read)
+        ):
+            join[i] = True
+            joins += 1
+    if not joins:
+        return None
+    place = [n] * n  # a join's: the statement it goes before (n: the end)
+    for i in range(n - 1, -1, -1):
+        at = place[i] if join[i] else i
+        for j in operands[i]:
+            if j >= 0 and join[j] and at < place[j]:
+                place[j] = at
+    before: dict[int, list[int]] = {}
+    for i in range(n):
+        if join[i]:
+            before.setdefault(place[i], []).append(i)
+    order: list[int] = []
+    for i in range(n):
+        order += before.get(i, ())
+        if not join[i]:
+            order.append(i)
+    order += before.get(n, ())
+    return order
+
+
+def _permute(
+    order: list[int], stmts: list[Stmt], forms: list[int], operands: list[list[int]]
+) -> tuple[list[Stmt], list[int], list[list[int]]]:
+    """The statements, forms and operands in ``order`` (operands renumbered)."""
+    at = [0] * len(order)
+    for new, old in enumerate(order):
+        at[old] = new
+    return (
+        [stmts[i] for i in order],
+        [forms[i] for i in order],
+        [[at[j] if j >= 0 else j for j in operands[i]] for i in order],
+    )
+
+
 def _forms(
     stmts: list[Stmt], index: dict[str, int], written: Sequence[object] = ()
 ) -> tuple[list[int], list[list[int]]]:
@@ -342,38 +429,106 @@ def _best_run(
     runs: list[_Run],
     min_reps: int,
     min_statements: int,
+    windows: _Windows | None = None,
 ) -> _Run | None:
     """The run from statement ``i`` covering most statements, if one is worth a loop.
 
     Periods tried are the distances to the next statements of ``i``'s form;
     a multiple of a period that already gave a run covers no more (its
-    iterations are that run's, paired up), so it is skipped.
+    iterations are that run's, paired up), so it is skipped. Unless a run
+    found so covers a quarter of what is left, longer periods are tried too:
+    the distances to where ``i``'s window of forms comes again (`_Windows`).
     """
     n = len(forms)
     best: _Run | None = None
     found: list[int] = []
+    for p in _periods(i, nxt, n):
+        if p > MAX_PERIOD or i + min_reps * p > n:
+            break
+        best = _try(i, p, best, found, forms, operands, owner, runs, min_reps, min_statements)
+    if windows is None or (best is not None and best.count * best.period * 4 >= n - i):
+        return best
+    for k, p in enumerate(windows.periods(i)):
+        if k == _LONG_CANDIDATES or p > LONG_PERIOD or i + min_reps * p > n:
+            break
+        best = _try(i, p, best, found, forms, operands, owner, runs, min_reps, min_statements)
+    return best
+
+
+def _periods(i: int, nxt: list[int], n: int) -> Iterator[int]:
+    """Distances from ``i`` to the next `_CANDIDATES` statements of its form."""
     j = nxt[i]
     for _ in range(_CANDIDATES):
-        p = j - i
-        if j >= n or p > MAX_PERIOD or i + min_reps * p > n:
-            break
+        if j >= n:
+            return
+        yield j - i
         j = nxt[j]
-        if found and any(p % f == 0 for f in found):
-            continue
-        last = i + (min_reps - 1) * p  # the last iteration's first statement
-        if forms[last] != forms[i] or forms[last + p - 1] != forms[i + p - 1]:
-            continue  # a quick look first: most candidates fail it
-        if not _may_pair(i, p, forms, operands, owner):
-            continue  # the second iteration's operands fit no kind: most of the rest
-        if forms[i:last] != forms[i + p : last + p]:
-            continue  # not even the forms repeat often enough
-        run = _extent(i, p, forms, operands, owner, runs)
-        if run is None or run.count < min_reps or run.count * p < min_statements:
-            continue
-        found.append(p)
-        if best is None or run.count * p > best.count * best.period:
-            best = run
+
+
+def _try(
+    i: int,
+    p: int,
+    best: _Run | None,
+    found: list[int],
+    forms: list[int],
+    operands: list[list[int]],
+    owner: list[int],
+    runs: list[_Run],
+    min_reps: int,
+    min_statements: int,
+) -> _Run | None:
+    """The better of ``best`` and the run from ``i`` with period ``p`` (recorded in ``found``)."""
+    if found and any(p % f == 0 for f in found):
+        return best
+    last = i + (min_reps - 1) * p  # the last iteration's first statement
+    if forms[last] != forms[i] or forms[last + p - 1] != forms[i + p - 1]:
+        return best  # a quick look first: most candidates fail it
+    if not _may_pair(i, p, forms, operands, owner):
+        return best  # the second iteration's operands fit no kind: most of the rest
+    if forms[i:last] != forms[i + p : last + p]:
+        return best  # not even the forms repeat often enough
+    run = _extent(i, p, forms, operands, owner, runs)
+    if run is None or run.count < min_reps or run.count * p < min_statements:
+        return best
+    found.append(p)
+    if best is None or run.count * p > best.count * best.period:
+        return run
     return best
+
+
+class _Windows:
+    """Where a statement's `WINDOW` forms come again, up to `LONG_PERIOD` later.
+
+    Built a block of `LONG_PERIOD` positions at a time, when first asked:
+    most programs roll on short periods and ask near few places.
+    """
+
+    __slots__ = ("_blocks", "_forms")
+
+    def __init__(self, forms: list[int]) -> None:
+        self._forms = forms
+        self._blocks: dict[int, dict[tuple[int, ...], list[int]]] = {}
+
+    def _block(self, b: int) -> dict[tuple[int, ...], list[int]]:
+        block = self._blocks.get(b)
+        if block is None:
+            forms = self._forms
+            block = self._blocks[b] = {}
+            end = min((b + 1) * LONG_PERIOD, len(forms) - WINDOW + 1)
+            for k in range(b * LONG_PERIOD, end):
+                block.setdefault(tuple(forms[k : k + WINDOW]), []).append(k)
+        return block
+
+    def periods(self, i: int) -> Iterator[int]:
+        """Distances from ``i`` to the next places its window starts again, nearest first."""
+        if i + WINDOW > len(self._forms):
+            return
+        key = tuple(self._forms[i : i + WINDOW])
+        b = i // LONG_PERIOD
+        for block in (b, b + 1):
+            for j in self._block(block).get(key, ()):
+                if j > i:
+                    yield j - i
 
 
 def _extent(
