@@ -268,6 +268,56 @@ def test_a_loss_over_data_points_rolls_over_the_points(monkeypatch: pytest.Monke
     assert lines < 2_500  # of 25,272 traced; 5,300 in 80 loops of one neuron each without windows
 
 
+ACTIVATIONS: list[Callable[[Scalar], Scalar]] = [ag.tanh, ag.relu, ag.sigmoid, lambda v: v * v]
+REDUCTIONS: list[Callable[[list[Scalar]], Scalar]] = [
+    ag.mean,
+    ag.sum,
+    lambda ts: ts[0] if len(ts) == 1 else ag.sum(ts[1:]) + ts[0] * 0.5,
+]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=0, max_value=2**32))
+def test_random_losses_over_points_keep_eager_bits(seed: int) -> None:
+    """Random networks over random points, reduced at random, some taking a branch for
+    some points (so the points' code differs), some wide enough that a point's body is
+    longer than `MAX_PERIOD`: every program rolled (joins sunk, long periods looked
+    for), called on the traced points and on new ones, gives eager's bits."""
+    rng = random.Random(seed)
+    hidden = rng.choice([1, 2, 5, 12, 60])
+    points = rng.randint(1, 24)
+    act = rng.choice(ACTIVATIONS)
+    reduce = rng.choice(REDUCTIONS)
+    branchy = rng.random() < 0.3
+    w = [[rng.uniform(-1, 1) for _ in range(3)] for _ in range(hidden)] + [
+        [rng.uniform(-1, 1) for _ in range(hidden + 1)]
+    ]
+
+    def data() -> tuple[list[list[float]], list[float]]:
+        xs = [[rng.uniform(-2, 2), rng.choice([0.0, -0.0, 1.5])] for _ in range(points)]
+        return xs, [rng.choice([-1.0, 1.0]) for _ in range(points)]
+
+    def loss(w: Sequence[Sequence[Scalar]], xs: list[list[float]], ys: list[float]) -> Scalar:
+        terms = []
+        for i, (x, y) in enumerate(zip(xs, ys, strict=True)):
+            h = [act(ag.dot(n[:2], x) + n[2]) for n in w[:hidden]]
+            if branchy and i % 3 == 1:  # this point's code differs (a trace-time choice)
+                h = [v * x[0] for v in h]
+            out = ag.dot(w[hidden][:hidden], h) + w[hidden][hidden]
+            terms.append(ag.relu(1.0 - y * out) if seed % 2 else (out - y) ** 2)
+        return reduce(terms)
+
+    eager = ag.value_and_grad(loss)
+    jitted = ag.jit(eager)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_codegen, "REROLL_FROM", 0)  # every program is rolled
+        for xs, ys in (data(), data()):
+            want, got = eager(w, xs, ys), jitted(w, xs, ys)
+            assert bits([got[0], *(g for n in got[1] for g in n)]) == bits(
+                [want[0], *(g for n in want[1] for g in n)]
+            ), (hidden, points, branchy)
+
+
 def test_an_input_stride_stops_at_the_first_input() -> None:
     """Iterations read a5, a2, then v0: the stride would reach input -1, and -1 - (-1) is
     statement 0's index, so a loop once took v0 for an input and ran two iterations of three."""
