@@ -11,6 +11,7 @@ time with new values, so a value frozen into the compiled code shows up.
 Used by tests/test_jit_fuzz.py, and as a script for long runs::
 
     python tests/jit_fuzz.py --count 10000 --seed 0 [--chunk 3]
+    python tests/jit_fuzz.py --count 2000 --reroll [--depth | --points --long]
 
 prints how many cases agreed, disagreed and were skipped (the eager call
 raised a Python exception, as ``0.0 ** -1.0`` on two plain floats does).
@@ -78,10 +79,14 @@ class Case:
         def fn(*args: object) -> object:
             regs: list[Scalar] = _leaves(args)
             for ins in self.program:
-                if ins[0] == "l":  # ("l", reps, body): the body's operands < 0 count from the end
+                if ins[0] in ("l", "m"):  # ("l", reps, body): operands < 0 count from the end
+                    ends: list[Scalar] = []
                     for _ in range(cast(int, ins[1])):
                         for body_ins in cast("tuple[Instr, ...]", ins[2]):
                             regs.append(_step(body_ins, regs))
+                        ends.append(regs[-1])
+                    if ins[0] == "m":  # ("m", reps, body, how): the iterations' ends reduced
+                        regs.append(ag.sum(ends) if ins[3] == "sum" else ag.mean(ends))
                 else:
                     regs.append(_step(ins, regs))
             out = _build(self.out, regs)
@@ -110,6 +115,8 @@ def make_case(seed: int) -> Case:
     for _ in range(rng.randint(0, 10)):
         if rng.random() < 0.15:  # a loop: repeated statements, which `reroll` makes a loop again
             ins, size = _loop(rng, size, program[-1] if program else None)
+            if POINTS and rng.random() < 0.5:  # a loss over points: a sum of the iterations'
+                ins, size = ("m", ins[1], ins[2], rng.choice(["sum", "mean"])), size + 1
         elif rng.random() < 0.1 and size >= 4:  # a sum of many: a tree, rolled level by level
             k = rng.randint(4, min(size, 40))
             if rng.random() < 0.5:
@@ -136,6 +143,11 @@ def make_case(seed: int) -> Case:
 
 
 SKIPPED = "skipped"
+
+POINTS = False
+"""Make half the loops sums over their iterations, as a loss over data points is
+(`--points`): a balanced sum whose additions `reroll.sink` moves after the points.
+Off by default, so the default cases stay what they were for each seed."""
 
 
 def check(case: Case) -> str | None:
@@ -330,6 +342,12 @@ def every_run() -> None:
     _reroll.STRIDE = 1
 
 
+def long_periods() -> None:
+    """Make `reroll` find almost every period through its windows (`reroll._Windows`)."""
+    _reroll.MAX_PERIOD = 2
+    _reroll.WINDOW = 2
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``--count`` cases from ``--seed`` on; print the tally and the first disagreements."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -343,7 +361,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--depth", action="store_true", help="with --reroll: always roll in depth order"
     )
+    parser.add_argument(
+        "--points", action="store_true", help="make half the loops sums over their iterations"
+    )
+    parser.add_argument(
+        "--long", action="store_true", help="with --reroll: find periods through windows"
+    )
     ns = parser.parse_args(argv)
+    global POINTS  # a script's switch, read by make_case
+    POINTS = ns.points
+    if ns.long:
+        long_periods()
     if ns.chunk is not None:
         _codegen.CHUNK = ns.chunk
     if ns.reroll:

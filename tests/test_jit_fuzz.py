@@ -50,7 +50,7 @@ def test_jit_agrees_with_eager_when_every_program_is_split_into_chunks(
     assert list(disagreements(range(2000, 3000))) == []
 
 
-@pytest.mark.parametrize("order", ["traced", "by depth"])
+@pytest.mark.parametrize("order", ["traced", "by depth", "points, long periods"])
 def test_jit_agrees_with_eager_when_every_repeated_run_is_a_loop(
     monkeypatch: pytest.MonkeyPatch, order: str
 ) -> None:
@@ -60,6 +60,10 @@ def test_jit_agrees_with_eager_when_every_repeated_run_is_a_loop(
     monkeypatch.setattr(_reroll, "STRIDE", 1)
     if order == "by depth":  # `jit_fuzz --depth`: every program rolled in depth order
         monkeypatch.setattr(_codegen, "DEPTH_ALWAYS", True)
+    if order == "points, long periods":  # `--points --long`: sums over loops' iterations
+        monkeypatch.setattr(jit_fuzz, "POINTS", True)  # (joins `sink` moves), and periods
+        monkeypatch.setattr(_reroll, "MAX_PERIOD", 2)  # found through windows
+        monkeypatch.setattr(_reroll, "WINDOW", 2)
     loops = 0
     link = _codegen.Program.link
 

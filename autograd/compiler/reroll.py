@@ -19,6 +19,10 @@ kept changes, so results keep their bits.
 Each loop is a generated function ``loopN(...)``, called by one statement of
 the program; it returns the lists and last values that later statements read,
 and unpacking statements put them back under their old names.
+
+A loss over data points repeats a long body (a point's network) with a
+balanced sum's additions between the points: `sink` moves those joins after
+the points first, and `_Windows` proposes periods longer than `MAX_PERIOD`.
 """
 
 from __future__ import annotations
@@ -320,9 +324,9 @@ def sink(forms: list[int], operands: list[list[int]], movable: Sequence[bool]) -
         key = (forms[i], tuple([shape.get(j, -2 - j) if j >= 0 else -1 for j in ops]))
         shape[i] = shapes.setdefault(key, len(shapes))
         read = [j for j in ops if j >= 0]
+        first = shape.get(read[0], -2 - read[0]) if read else None
         if len(read) >= 2 and (
-            all(shape.get(j, -2 - j) == shape.get(read[0]) for j in read)
-            or all(join[j] for j in read)
+            all(shape.get(j, -2 - j) == first for j in read) or all(join[j] for j in read)
         ):
             join[i] = True
             joins += 1
