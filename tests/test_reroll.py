@@ -268,6 +268,19 @@ def test_a_loss_over_data_points_rolls_over_the_points(monkeypatch: pytest.Monke
     assert lines < 2_500  # of 25,272 traced; 5,300 in 80 loops of one neuron each without windows
 
 
+def test_only_code_repeating_a_long_body_is_worth_sinking() -> None:
+    """`sink` costs a pass and a reordering: code with no long body repeating (random
+    statements, a chain) skips it; a long body repeated does not."""
+    rng = random.Random(0)
+    chain = [rng.randrange(3) for _ in range(40)] * 100  # a body of 40 statements
+    noise = [rng.randrange(5) for _ in range(4000)]
+    body = [rng.randrange(5) for _ in range(300)]  # longer than MAX_PERIOD
+    for forms, want in ((chain, False), (noise, False), (noise[:500] + body * 10, True)):
+        windows = _reroll._Windows(forms, _reroll._next_same(forms))
+        assert _reroll._repeats_far(windows, [True] * len(forms)) is want
+        assert not _reroll._repeats_far(windows, [False] * len(forms))
+
+
 ACTIVATIONS: list[Callable[[Scalar], Scalar]] = [ag.tanh, ag.relu, ag.sigmoid, lambda v: v * v]
 REDUCTIONS: list[Callable[[list[Scalar]], Scalar]] = [
     ag.mean,

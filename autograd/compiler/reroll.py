@@ -30,6 +30,7 @@ from __future__ import annotations
 import collections
 import re
 from collections.abc import Iterator, Sequence
+from itertools import islice
 
 Stmt = tuple[str, str, tuple[str, ...]]  # target name, expression, names it reads
 
@@ -66,6 +67,10 @@ come again. A long body (a data point's network) repeats forms many times inside
 
 _LONG_CANDIDATES = 48
 """Long periods tried at a position: distances to the next places its window comes again."""
+
+LONG_SKIP = 256
+"""Positions that skip the search for long periods after one where none was found
+(doubled after each failure in a row, back to this once a run is found)."""
 
 # Where a body statement finds an operand, the same at every iteration (tuples, compared whole):
 _LOCAL = 0  # (_LOCAL, slot): this iteration's statement at ``slot`` of the body
@@ -137,13 +142,15 @@ def reroll(
     n = len(stmts)
     index = {t: i for i, (t, _, _) in enumerate(stmts)}
     forms, operands = _forms(stmts, index, written)
-    if movable is not None:
+    nxt = _next_same(forms)
+    windows = _Windows(forms, nxt)
+    if movable is not None and _repeats_far(windows, movable):
         order = sink(forms, operands, movable)
         if order is not None:
             stmts, forms, operands = _permute(order, stmts, forms, operands)
             index = {t: i for i, (t, _, _) in enumerate(stmts)}
-    nxt = _next_same(forms)
-    windows = _Windows(forms)
+            nxt = _next_same(forms)
+            windows = _Windows(forms, nxt)
     owner = [-1] * n
     runs: list[_Run] = []
     i = 0
@@ -297,6 +304,28 @@ def depths(stmts: Sequence[Stmt]) -> list[int]:
     return depth
 
 
+PROBES = 16
+"""Places `_repeats_far` looks at."""
+
+
+def _repeats_far(windows: _Windows, movable: Sequence[bool]) -> bool:
+    """Whether forms at one of `PROBES` movable places come again over `MAX_PERIOD` on.
+
+    That is a long body repeating (not a short body many times over), which
+    `sink` may let roll. Code that repeats nothing, or only short bodies (a
+    chain), is not worth its cost.
+    """
+    n = len(movable)
+    for i in range(0, n, max(1, n // PROBES)):
+        if not movable[i]:
+            continue
+        found = list(islice(windows.periods(i), _LONG_CANDIDATES))
+        # a multiple of a short nearest one is a short body's, many times over
+        if any(p > MAX_PERIOD and (p % found[0] or found[0] == p) for p in found):
+            return True
+    return False
+
+
 def sink(forms: list[int], operands: list[list[int]], movable: Sequence[bool]) -> list[int] | None:
     """An order with joins moved as late as they can go; None if there is no join.
 
@@ -312,22 +341,25 @@ def sink(forms: list[int], operands: list[list[int]], movable: Sequence[bool]) -
     pure: any order computing operands first computes the same values.
     """
     n = len(forms)
-    spans = [i for i in range(n) if movable[i]]
-    if not any(len(operands[i]) > 1 and sum(j >= 0 for j in operands[i]) > 1 for i in spans):
-        return None  # no statement reads two others (a chain): nothing to look at
-    shapes: dict[tuple[int, tuple[int, ...]], int] = {}
-    shape: dict[int, int] = {}  # a movable statement's shape; others are their own
+    shapes: dict[tuple[int, ...], int] = {}
+    shape = list(range(-2, -2 - n, -1))  # a movable statement's shape; others are their own
+    intern = shapes.setdefault
     join = [False] * n
     joins = 0
-    for i in spans:
+    for i in range(n):
+        if not movable[i]:
+            continue
         ops = operands[i]
-        key = (forms[i], tuple([shape.get(j, -2 - j) if j >= 0 else -1 for j in ops]))
-        shape[i] = shapes.setdefault(key, len(shapes))
+        if len(ops) == 1:
+            j = ops[0]
+            shape[i] = intern((forms[i], shape[j] if j >= 0 else -1), len(shapes))
+            continue
+        shape[i] = intern((forms[i], *[shape[j] if j >= 0 else -1 for j in ops]), len(shapes))
         read = [j for j in ops if j >= 0]
-        first = shape.get(read[0], -2 - read[0]) if read else None
-        if len(read) >= 2 and (
-            all(shape.get(j, -2 - j) == first for j in read) or all(join[j] for j in read)
-        ):
+        if len(read) < 2:
+            continue
+        first = shape[read[0]]
+        if all(shape[j] == first for j in read) or all(join[j] for j in read):
             join[i] = True
             joins += 1
     if not joins:
@@ -450,12 +482,23 @@ def _best_run(
         if p > MAX_PERIOD or i + min_reps * p > n:
             break
         best = _try(i, p, best, found, forms, operands, owner, runs, min_reps, min_statements)
-    if windows is None or (best is not None and best.count * best.period * 4 >= n - i):
+    if windows is None:
         return best
+    if best is not None:  # code that rolls: look for long periods soon again
+        windows.skip = LONG_SKIP
+    if i < windows.after or (best is not None and best.count * best.period * 4 >= n - i):
+        return best
+    short = best
     for k, p in enumerate(windows.periods(i)):
-        if k == _LONG_CANDIDATES or p > LONG_PERIOD or i + min_reps * p > n:
+        if k == _LONG_CANDIDATES or i + min_reps * p > n:
             break
-        best = _try(i, p, best, found, forms, operands, owner, runs, min_reps, min_statements)
+        if p > MAX_PERIOD:
+            best = _try(i, p, best, found, forms, operands, owner, runs, min_reps, min_statements)
+    if best is short:  # none here: skip ahead, twice as far each time in a row
+        windows.after = i + windows.skip
+        windows.skip = min(2 * windows.skip, LONG_PERIOD)
+    else:
+        windows.skip = LONG_SKIP
     return best
 
 
@@ -503,36 +546,45 @@ def _try(
 class _Windows:
     """Where a statement's `WINDOW` forms come again, up to `LONG_PERIOD` later.
 
-    Built a block of `LONG_PERIOD` positions at a time, when first asked:
-    most programs roll on short periods and ask near few places.
+    The window's rarest form is followed along ``nxt`` (its next statements
+    of that form), and each place is compared whole: a list comparison in C.
+    A position where no long run is found makes the next `LONG_SKIP`
+    positions skip the search, twice as many after each further failure in
+    a row: code with no long period costs little.
     """
 
-    __slots__ = ("_blocks", "_forms")
+    __slots__ = ("_count", "_forms", "_next", "after", "skip")
 
-    def __init__(self, forms: list[int]) -> None:
+    def __init__(self, forms: list[int], nxt: list[int]) -> None:
         self._forms = forms
-        self._blocks: dict[int, dict[tuple[int, ...], list[int]]] = {}
-
-    def _block(self, b: int) -> dict[tuple[int, ...], list[int]]:
-        block = self._blocks.get(b)
-        if block is None:
-            forms = self._forms
-            block = self._blocks[b] = {}
-            end = min((b + 1) * LONG_PERIOD, len(forms) - WINDOW + 1)
-            for k in range(b * LONG_PERIOD, end):
-                block.setdefault(tuple(forms[k : k + WINDOW]), []).append(k)
-        return block
+        self._next = nxt
+        self._count = collections.Counter(forms)
+        self.after = 0
+        """Positions before this skip the search (`_best_run` sets it when one found none)."""
+        self.skip = LONG_SKIP
+        """How far the next search failing skips: doubled at each failure in a row."""
 
     def periods(self, i: int) -> Iterator[int]:
         """Distances from ``i`` to the next places its window starts again, nearest first."""
-        if i + WINDOW > len(self._forms):
+        forms, nxt, n = self._forms, self._next, len(self._forms)
+        if i + WINDOW > n:
             return
-        key = tuple(self._forms[i : i + WINDOW])
-        b = i // LONG_PERIOD
-        for block in (b, b + 1):
-            for j in self._block(block).get(key, ()):
-                if j > i:
-                    yield j - i
+        window = forms[i : i + WINDOW]
+        rare = min(range(i, i + WINDOW), key=lambda k: self._count[forms[k]])
+        last, mid, half = window[-1], window[WINDOW // 2], WINDOW // 2
+        j = nxt[rare]
+        while j < n and j - rare <= LONG_PERIOD:
+            start = j - (rare - i)
+            end = start + WINDOW
+            # two forms first (most places fail there), then the whole window
+            if (
+                end <= n
+                and forms[end - 1] == last
+                and forms[start + half] == mid
+                and forms[start:end] == window
+            ):
+                yield start - i
+            j = nxt[j]
 
 
 def _extent(
