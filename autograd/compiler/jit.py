@@ -29,6 +29,7 @@ from typing import ParamSpec, TypeVar, cast
 
 import attrs
 
+from autograd.compiler import collector
 from autograd.compiler.arrays import HAVE_NUMPY, as_batch, column, dialect, packs, quiet
 from autograd.compiler.batched import BatchTrace
 from autograd.compiler.codegen import (
@@ -743,11 +744,12 @@ def _trace(
     try:
         if batch is not None and bt is not None:
             result, columns = _columns(result)
-        program.guards(state.guards)
-        if vg is None:
-            entry = _compile_plain(program, result, fn, columns)
-        else:
-            entry = _compile_grad(program, vg, wrt_nums, result, wrt, trees, columns)
+        with collector.paused():  # millions of objects, none in a cycle (`compiler.collector`)
+            program.guards(state.guards)
+            if vg is None:
+                entry = _compile_plain(program, result, fn, columns)
+            else:
+                entry = _compile_grad(program, vg, wrt_nums, result, wrt, trees, columns)
     except (ExternalNodeError, GraphTooBigError) as e:  # an outside node, or too big: eager
         if bt is not None and bt.used:  # perhaps an array's elements used outside vmap
             return _trace(fn, vg, args, static, kwargs, loop=True)
