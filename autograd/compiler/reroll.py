@@ -147,8 +147,9 @@ def reroll(
     if movable is not None and _repeats_far(windows, movable):
         order = sink(forms, operands, movable)
         if order is not None:
-            stmts, forms, operands = _permute(order, stmts, forms, operands)
-            index = {t: i for i, (t, _, _) in enumerate(stmts)}
+            stmts, forms, operands, at = _permute(order, stmts, forms, operands)
+            # only the outputs are looked up by name from here on
+            index = {name: at[index[name]] for name in live_out if name in index}
             nxt = _next_same(forms)
             windows = _Windows(forms, nxt)
     owner = [-1] * n
@@ -385,8 +386,11 @@ def sink(forms: list[int], operands: list[list[int]], movable: Sequence[bool]) -
 
 def _permute(
     order: list[int], stmts: list[Stmt], forms: list[int], operands: list[list[int]]
-) -> tuple[list[Stmt], list[int], list[list[int]]]:
-    """The statements, forms and operands in ``order`` (operands renumbered)."""
+) -> tuple[list[Stmt], list[int], list[list[int]], list[int]]:
+    """The statements, forms and operands in ``order``, and each one's new place.
+
+    Operands are renumbered to the new places.
+    """
     at = [0] * len(order)
     for new, old in enumerate(order):
         at[old] = new
@@ -394,6 +398,7 @@ def _permute(
         [stmts[i] for i in order],
         [forms[i] for i in order],
         [[at[j] if j >= 0 else j for j in operands[i]] for i in order],
+        at,
     )
 
 
