@@ -151,7 +151,7 @@ def reroll(
             # only the outputs are looked up by name from here on
             index = {name: at[index[name]] for name in live_out if name in index}
             nxt = _next_same(forms)
-            windows = _Windows(forms, nxt)
+            windows = _Windows(forms, nxt, windows._count)  # the same forms, reordered
     owner = [-1] * n
     runs: list[_Run] = []
     i = 0
@@ -560,10 +560,13 @@ class _Windows:
 
     __slots__ = ("_count", "_forms", "_next", "after", "skip")
 
-    def __init__(self, forms: list[int], nxt: list[int]) -> None:
+    def __init__(
+        self, forms: list[int], nxt: list[int], count: collections.Counter[int] | None = None
+    ) -> None:
+        """``count``: how often each form occurs, if known (a reordering keeps it)."""
         self._forms = forms
         self._next = nxt
-        self._count = collections.Counter(forms)
+        self._count = collections.Counter(forms) if count is None else count
         self.after = 0
         """Positions before this skip the search (`_best_run` sets it when one found none)."""
         self.skip = LONG_SKIP
