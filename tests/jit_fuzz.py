@@ -343,9 +343,11 @@ def every_run() -> None:
 
 
 def long_periods() -> None:
-    """Make `reroll` find almost every period through its windows (`reroll._Windows`)."""
-    _reroll.MAX_PERIOD = 2
+    """Make `reroll` find every period through its windows (`reroll._Windows`), searched
+    at every position."""
+    _reroll.MAX_PERIOD = 0
     _reroll.WINDOW = 2
+    _reroll.LONG_SKIP = 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -62,8 +62,9 @@ def test_jit_agrees_with_eager_when_every_repeated_run_is_a_loop(
         monkeypatch.setattr(_codegen, "DEPTH_ALWAYS", True)
     if order == "points, long periods":  # `--points --long`: sums over loops' iterations
         monkeypatch.setattr(jit_fuzz, "POINTS", True)  # (joins `sink` moves), and periods
-        monkeypatch.setattr(_reroll, "MAX_PERIOD", 2)  # found through windows
-        monkeypatch.setattr(_reroll, "WINDOW", 2)
+        monkeypatch.setattr(_reroll, "MAX_PERIOD", 0)  # found through windows only,
+        monkeypatch.setattr(_reroll, "WINDOW", 2)  # searched at every position
+        monkeypatch.setattr(_reroll, "LONG_SKIP", 1)
     loops = 0
     link = _codegen.Program.link
 

@@ -169,11 +169,18 @@ def execute(
 
 
 @pytest.mark.parametrize("told", [False, True], ids=["parsed", "written"])
-@pytest.mark.parametrize("order", ["traced", "by depth", "joins sunk"])
-def test_reroll_finds_loops_and_keeps_every_value(told: bool, order: str) -> None:
+@pytest.mark.parametrize("order", ["traced", "by depth", "joins sunk", "long periods"])
+def test_reroll_finds_loops_and_keeps_every_value(
+    told: bool, order: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Forms parsed from the text, or told by the form each statement was written from;
     statements as written, or by depth (`by_depth`, as `jit` rolls them), or with
-    joins moved late (`sink`: every statement movable, or a random part)."""
+    joins moved late (`sink`: every statement movable, or a random part), or with
+    every period found as a long one (`_Windows`, searched at every position)."""
+    if order == "long periods":
+        monkeypatch.setattr(_reroll, "MAX_PERIOD", 0)
+        monkeypatch.setattr(_reroll, "WINDOW", 2)
+        monkeypatch.setattr(_reroll, "LONG_SKIP", 1)
     rolled = spliced = 0
     for seed in range(600):
         stmts, live, written = random_program(seed)
