@@ -17,6 +17,7 @@ import autograd as ag
 from autograd.compiler import dispatch
 from autograd.compiler import jit as _jit
 from autograd.core.nodes import Scalar
+from autograd.pytree import flatten_any
 
 
 class MyFloat(float):
@@ -203,3 +204,104 @@ def test_under_another_transform_the_result_is_a_graph() -> None:
     assert f(4.0) == 16.0
     assert ag.grad(f)(3.0) == 6.0
     assert ag.grad(ag.grad(f))(3.0) == 2.0
+
+
+# ---- `fast_path`: the check, the program and the result in one function ----
+
+
+FLOATS = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([0.0, -0.0, 1.0, math.nan, 5e-324]),
+)
+
+
+def weighted(*args: object) -> Scalar:
+    """A sum of every leaf of ``args``, each times its own weight (a number for all floats)."""
+    leaves = cast("list[Scalar]", flatten_any(args)[0])
+    return ag.sum([x * (1.5 + i) for i, x in enumerate(leaves)])
+
+
+def returns_inputs(*args: object) -> object:
+    """The weighted sum, then the arguments themselves: outputs that are runs of the inputs."""
+    return weighted(*args), args
+
+
+def as_floats(tree: object) -> object:
+    if type(tree) is dict:
+        return {k: as_floats(v) for k, v in tree.items()}
+    if type(tree) is list or type(tree) is tuple:
+        items = [as_floats(v) for v in cast("list[object]", tree)]
+        return items if type(tree) is list else tuple(items)
+    return float(cast(float, tree))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(trees(FLOATS), min_size=1, max_size=3),
+    st.lists(trees(FLOATS), min_size=1, max_size=3),
+    st.sampled_from(["plain", "grad", "value_and_grad"]),
+    st.randoms(),
+)
+def test_the_fast_call_returns_what_the_transform_does(
+    first: list[object], other: list[object], how: str, rnd: object
+) -> None:
+    transforms: dict[str, Callable[..., object]] = {
+        "plain": returns_inputs,
+        "grad": ag.grad(weighted),
+        "value_and_grad": ag.value_and_grad(weighted),
+    }
+    eager = transforms[how]
+    f = ag.jit(eager)
+    uniform = cast("Callable[[float, float], float]", rnd.uniform)  # type: ignore[attr-defined]  # a Random
+    args = tuple(first)
+    same = tuple(refloat(a, lambda: uniform(-1.0, 1.0)) for a in args)
+    ints = tuple(refloat(a, lambda: 1) for a in args)
+    for call in (args, same, args, ints, tuple(other), same, (*first, 2.0), args):
+        traced = tuple(as_floats(a) for a in call)  # jit traces every number as a float
+        assert repr(f(*call)) == repr(eager(*traced)), (how, call)
+    last = _jit._caches[f].last
+    known = key(args)
+    if known is not None and dispatch.checker(known[0]) is not None:  # the last call's
+        assert last is not None
+        assert last[0](args) is not dispatch.MISS
+    if last is not None:  # whatever it accepts, it computes as the transform does
+        for call in (args, same, ints, tuple(other), (*first, 2.0), tuple(first[:-1])):
+            out = last[0](call)
+            if out is not dispatch.MISS:
+                assert repr(out) == repr(eager(*(as_floats(a) for a in call))), (how, call)
+
+
+def test_a_small_program_runs_inside_the_check() -> None:
+    f = ag.jit(ag.value_and_grad(loss))
+    f({"w1": 2.0, "w2": 3.0})
+    last = _jit._caches[f].last
+    assert last is not None
+    code = cast("Callable[..., object]", last[0]).__code__
+    assert "_PROGRAM" not in code.co_names  # the program's statements are its own
+    assert "R" not in code.co_varnames  # it reads the floats where the check found them
+    assert last[0](({"w1": 4.0, "w2": 5.0},)) == ag.value_and_grad(loss)({"w1": 4.0, "w2": 5.0})
+    assert last[0](({"w1": 4.0},)) is dispatch.MISS
+
+
+def test_a_program_reading_its_inputs_as_a_list_gets_one() -> None:
+    f = ag.jit(returns_inputs)
+    xs = [float(i) - 3.5 for i in range(9)]
+    f(xs)
+    last = _jit._caches[f].last
+    assert last is not None
+    code = cast("Callable[..., object]", last[0]).__code__
+    assert "_PROGRAM" not in code.co_names
+    assert "R" in code.co_varnames
+    ys = [x * 3.0 for x in xs]
+    assert last[0]((ys,)) == returns_inputs(ys) == f(ys)
+
+
+def test_a_long_program_runs_as_its_own_function(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dispatch, "FUSE_LINES", 3)
+    f = ag.jit(ag.value_and_grad(loss))
+    f({"w1": 2.0, "w2": 3.0})
+    last = _jit._caches[f].last
+    assert last is not None
+    assert "_PROGRAM" in cast("Callable[..., object]", last[0]).__code__.co_names
+    assert f({"w1": 4.0, "w2": 5.0}) == ag.value_and_grad(loss)({"w1": 4.0, "w2": 5.0})
+    assert _jit._caches[f].entries[next(iter(_jit._caches[f].entries))].source is None

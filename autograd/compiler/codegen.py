@@ -150,6 +150,7 @@ class Program:
         self.stmts: list[Stmt] = []
         self.orders: dict[Node, list[tuple[Node, tuple[Node, ...]]]] = {}
         self.sources: list[str] = []  # the generated chunks, once linked (for tests and debugging)
+        self.lone: str | None = None  # the source of the program, once linked, if one chunk
         self.written: list[object] = []  # per statement: the shared form it came from, or None
         self.spans: list[tuple[int, int]] = []  # the statements `forward` wrote (`reroll.sink`)
         self._forward_forms: dict[tuple[object, ...], _Form] = {}  # see `_operands`
@@ -576,6 +577,7 @@ class Program:
                 release,
             )
             self.sources.append(src)
+            self.lone = src if len(chunks) == 1 else None
             namespace = {
                 **HELPERS,
                 **namespace_extra,

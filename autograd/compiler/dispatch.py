@@ -12,12 +12,20 @@ general path keys the same way, so it selects the same compiled code.
 >>> check = checker(((dict, ("w1", "w2"), 2),))
 >>> check(({"w1": 2.0, "w2": 3.0},)), check(({"w1": 2.0, "w2": 3},))
 ([2.0, 3.0], None)
+
+`fast_path` joins that check, the compiled program and the step building the
+result into the one function a call runs. When the program is one short
+generated function, its statements are written into the check's own body,
+reading the arguments' floats where they were found: a call then makes one
+Python call instead of three and builds no list of inputs.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from itertools import count
+from typing import Final
 
 Checker = Callable[[tuple[object, ...]], list[float] | None]
 """Arguments to their flat floats, if they have the structure the checker was written for."""
@@ -30,6 +38,31 @@ MAX_LINES = 4_000
 compiling it would cost more than the calls it speeds up."""
 
 
+FUSE_LINES = 400
+"""A program of at most this many lines is written into its call's check (`fast_path`);
+a longer one runs as its own function (a call costs little next to it, and compiling
+it twice would cost much)."""
+
+
+class _Miss:
+    """The type of `MISS`."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISS"
+
+
+MISS: Final = _Miss()
+"""What a `fast_path` function returns for arguments of another structure."""
+
+Fast = Callable[[tuple[object, ...]], object]
+"""A call's arguments to its result, or `MISS` (`fast_path`)."""
+
+_LOAD = re.compile(r"    (r[0-9]+) = R\[([0-9]+)\]")
+"""A generated program's line reading input ``R[i]`` into a register (`codegen`)."""
+
+
 class _Unsupported(Exception):
     """A structure the checker does not write (keys that are not strings, arrays, ...)."""
 
@@ -40,7 +73,111 @@ def checker(shapes: tuple[object, ...]) -> Checker | None:
     None if that structure has a part it does not check (a key that is not a
     string, an array, a container `jit._shape` does not key).
     """
-    lines: list[str] = [f"    if len(args) != {len(shapes)}:", "        return None"]
+    written = _check_lines(shapes)
+    if written is None:
+        return None
+    lines, outs, consts = written
+    lines.append(f"    return [{', '.join(outs)}]")
+    return _compiled("check", lines, consts)  # type: ignore[return-value]  # its lines say so
+
+
+def fast_path(
+    shapes: tuple[object, ...],
+    program: Callable[[list[float]], tuple[float, ...]],
+    finish: Callable[[tuple[float, ...]], object] | None,
+    source: str | None = None,
+) -> Fast | None:
+    """One function for a call with arguments of structure ``shapes``.
+
+    It returns ``finish(program(floats))`` (``finish`` None: the program's
+    result itself), with ``floats`` the arguments' leaves as `checker` finds
+    them, or `MISS` for arguments of any other structure. ``source``, if
+    given, is ``program``'s own text (a generated ``def chunk0(R):`` reading
+    its inputs from ``R``): up to `FUSE_LINES` lines, its statements become
+    the function's body. None if `checker` writes no check for ``shapes``.
+    """
+    written = _check_lines(shapes)
+    if written is None:
+        return None
+    lines, outs, consts = written
+    lines = [f"        return {_MISS}" if line == _NONE else line for line in lines]
+    fused = _fused(lines, outs, consts, program, finish, source)
+    if fused is not None:
+        return fused
+    lines.append(f"    return {_FIN}({_PROGRAM}([{', '.join(outs)}]))")
+    consts[_PROGRAM], consts[_FIN], consts[_MISS] = program, finish or _identity, MISS
+    return _compiled("fast", lines, consts)
+
+
+_NONE = "        return None"
+"""A check's line for arguments of another structure (`_test`)."""
+
+_MISS, _FIN, _PROGRAM = "_MISS", "_FIN", "_PROGRAM"
+"""Globals of a `fast_path` function: `MISS`, the finish, the program."""
+
+
+def fusable(source: str | None) -> str | None:
+    """``source`` if it is short enough to be written into a call's check (`FUSE_LINES`)."""
+    return source if source is not None and source.count("\n") <= FUSE_LINES else None
+
+
+def _identity(out: tuple[float, ...]) -> object:
+    return out
+
+
+def _fused(
+    lines: list[str],
+    outs: list[str],
+    consts: dict[str, object],
+    program: Callable[[list[float]], tuple[float, ...]],
+    finish: Callable[[tuple[float, ...]], object] | None,
+    source: str | None,
+) -> Fast | None:
+    """The check's ``lines`` followed by the statements of ``program``'s ``source``.
+
+    The program's loads of its inputs read the check's names instead (or, if
+    ``R`` is read anywhere else, ``R`` is built from them); its return is
+    wrapped in ``finish``. None if there is no source, it is too long, or it
+    is not of the shape `codegen` writes for a lone chunk.
+    """
+    if source is None or fusable(source) is None:
+        return None
+    head, *body = source.split("\n")
+    namespace = getattr(program, "__globals__", None)
+    if head != "def chunk0(R):" or not body or namespace is None:
+        return None
+    ret = body.pop()
+    if not (ret.startswith("    return (") and ret.endswith(")")):
+        return None
+    mine = {"args", _MISS, _FIN, *consts, *re.findall(r"\b(?:a|_[fvsk])[0-9]+\b", "\n".join(lines))}
+    if any(name in namespace for name in mine):  # a helper of the program would be shadowed
+        return None
+    loads = {i: m for i, m in enumerate(map(_LOAD.fullmatch, body)) if m is not None}
+    rest = "\n".join([*(line for i, line in enumerate(body) if i not in loads), ret])
+    if re.search(r"\bR\b", rest) or any(o.startswith("*") for o in outs):
+        lines.append(f"    R = [{', '.join(outs)}]")  # R is read as a list: make one
+    else:
+        for i, m in loads.items():
+            if int(m[2]) >= len(outs):  # not one of the inputs: leave it to the program
+                return None
+            body[i] = f"    {m[1]} = {outs[int(m[2])]}"
+    lines += body
+    lines.append(f"    return {_FIN}({ret[len('    return ') :]})" if finish else ret)
+    ns = {**namespace, **consts, _MISS: MISS}
+    if finish is not None:
+        ns[_FIN] = finish
+    return _compiled("fast", lines, ns)
+
+
+def _check_lines(
+    shapes: tuple[object, ...],
+) -> tuple[list[str], list[str], dict[str, object]] | None:
+    """The lines of a check of ``shapes`` (`checker`): they return None for other arguments.
+
+    Also the expressions of the leaves found, and the constants the lines
+    read. None if `checker` writes no check for ``shapes``.
+    """
+    lines: list[str] = [f"    if len(args) != {len(shapes)}:", _NONE]
     outs: list[str] = []
     names = [f"a{i}" for i in range(len(shapes))]
     if shapes:
@@ -54,12 +191,16 @@ def checker(shapes: tuple[object, ...]) -> Checker | None:
         return None
     if len(lines) > MAX_LINES:
         return None
-    lines.append(f"    return [{', '.join(outs)}]")
-    src = "def check(args):\n" + "\n".join(lines)
-    namespace: dict[str, object] = dict(consts)
+    return lines, outs, consts
+
+
+def _compiled(name: str, lines: list[str], namespace: dict[str, object]) -> Fast:
+    """``def {name}(args):`` with ``lines`` as its body, compiled in ``namespace``."""
+    src = f"def {name}(args):\n" + "\n".join(lines)
+    namespace = dict(namespace)
     exec(compile(src, "<autograd.jit argument check>", "exec"), namespace)
     # popped: left in its own globals, the function would make a cycle only the collector frees
-    return namespace.pop("check")  # type: ignore[return-value]  # the function just compiled
+    return namespace.pop(name)  # type: ignore[return-value]  # the function just compiled
 
 
 def _write(
@@ -157,4 +298,4 @@ def _fresh(e: str, i: int, lines: list[str], counter: Iterator[int]) -> str:
 
 def _test(lines: list[str], cond: str) -> None:
     lines.append(f"    if not ({cond}):")
-    lines.append("        return None")
+    lines.append(_NONE)
