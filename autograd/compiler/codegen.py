@@ -32,6 +32,7 @@ from autograd.core.nodes import (
     Leaf,
     Node,
     Op,
+    eager_kind,
     kind_in_order,
     parents,
 )
@@ -141,6 +142,8 @@ class Program:
         self.floats: set[Node] = set(floats)  # membership only: never iterated
         self.plain_inputs = frozenset(floats)
         self.kinds: dict[Node, int] = {}  # memo of eager_kind
+        for x in inputs:  # a walk stops at inputs: their kinds are known before any is met
+            eager_kind(x, self.plain_inputs, self.kinds)
         self.names: dict[Node, str] = {x: f"a{i}" for i, x in enumerate(inputs)}
         self.input_names = [f"a{i}" for i in range(len(inputs))]
         self.consts: dict[bytes, str] = {}
@@ -253,31 +256,27 @@ class Program:
         code, up to the names (`_form`).
         """
         known, floats = self.names, self.floats
-        names: list[str] = []
-        at: dict[str, int] = {}
-        gi = -1
-        if g is not None:
-            at[g] = gi = 0
-            names.append(g)
+        names = [] if g is None else [g]  # a few names: a list's scan beats a dict
         per = []
         for x in ins:
             name = known[x]
-            i = at.get(name)
-            if i is None:
-                i = at[name] = len(names)
+            if name in names:
+                i = names.index(name)
+            else:
+                i = len(names)
                 names.append(name)
             # a constant's name stands for its bits (`const`)
             per.append((i, name if type(x) is Const else x in floats))
         oi = -1
         if own:
             name = known[node]
-            i = at.get(name)
-            if i is None:
-                i = at[name] = len(names)
+            if name in names:
+                oi = names.index(name)
+            else:
+                oi = len(names)
                 names.append(name)
-            oi = i
-        static = _static(node)
-        return (type(node), node in floats, tuple(per), gi, oi, static), names
+        gi = -1 if g is None else 0
+        return (type(node), node in floats, tuple(per), gi, oi, _static(node)), names
 
     def _sym(self, node: Node) -> Sym:
         name = self.names[node]
