@@ -333,7 +333,7 @@ class Program:
         self._check(len(order) // 2)  # a lower bound: sums pass cotangents on for free
         needs: set[Node] = set()  # nodes with a path to a variable: the rest is dead code
         for node, ins in order:
-            if node in wanted or any(p in needs for p in ins):
+            if node in wanted or not needs.isdisjoint(ins):
                 needs.add(node)
         if root not in needs:
             return ["0.0"] * len(wrt)
@@ -343,10 +343,15 @@ class Program:
         done = self._completions(order, wanted) if self.batch_of else {}
         ready: list[Node] = []  # variables whose cotangents are complete, not yet summed
         group = _sum_group(max(self.sizes, default=1))
+        if not self.batch_of:  # one number per node: the sweep alone
+            for node, ins in reversed(order):
+                if ins and node in needs and node in cot:  # not in cot: only a comparison reads it
+                    self._vjp(node, ins, cot, needs)
+            return [cot.get(x, "0.0") for x in wrt]
         for node, ins in reversed(order):
             if ins and self.vcot:  # a variable's sums wait for the end: nothing reads them before
                 self._sum_over_batches(node, cot)
-            if ins and node in needs and node in cot:  # not in cot: only a comparison reads it
+            if ins and node in needs and node in cot:
                 self._vjp(node, ins, cot, needs)
             ready += done.get(node, ())
             if len(ready) >= group and self.vcot:
