@@ -14,7 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import autograd as ag
-from autograd.compiler import dispatch
+from autograd.compiler import dispatch, keys
 from autograd.compiler import jit as _jit
 from autograd.core.nodes import Scalar
 from autograd.pytree import flatten_any
@@ -60,8 +60,8 @@ def key(args: tuple[object, ...]) -> tuple[tuple[object, ...], list[float]] | No
     """The general path's structure and flat inputs (None: it takes the slow flatten)."""
     flat: list[float] = []
     try:
-        return tuple(map(_jit._shape, args, repeat(flat))), flat
-    except _jit._Slow:
+        return tuple(map(keys.shape_of, args, repeat(flat))), flat
+    except keys.Slow:
         return None
 
 
@@ -153,13 +153,13 @@ def test_a_repeated_structure_skips_the_general_key(monkeypatch: pytest.MonkeyPa
     f = ag.jit(ag.value_and_grad(loss))
     assert f({"w1": 2.0, "w2": 3.0}) == (2.5, {"w1": 1.0, "w2": -2.0})
     calls: list[tuple[object, ...]] = []
-    shape = _jit._shape
+    shape = keys.shape_of
 
     def counted(*a: object) -> object:
         calls.append(a)
-        return shape(*a)  # type: ignore[arg-type]  # `_shape`'s own arguments
+        return shape(*a)  # type: ignore[arg-type]  # `shape_of`'s own arguments
 
-    monkeypatch.setattr(_jit, "_shape", counted)
+    monkeypatch.setattr(_jit, "shape_of", counted)  # the name `jit` calls
     assert f({"w1": 4.0, "w2": 5.0}) == ag.value_and_grad(loss)({"w1": 4.0, "w2": 5.0})
     assert calls == []
     assert f({"w1": 4, "w2": 5.0}) == ag.value_and_grad(loss)({"w1": 4, "w2": 5.0})  # general

@@ -1,11 +1,11 @@
 """A jitted function's per-call fast path: a generated check of one argument structure.
 
-`jit` keys its cache by the structure of the arguments (`jit._shape`): a
+`jit` keys its cache by the structure of the arguments (`keys.shape_of`): a
 walk that costs about a microsecond for a dict of two floats, more than the
 compiled code it selects. Once a structure has run, `checker` writes a
 function for exactly that structure: it tests the containers' exact types,
 lengths and (string) keys in order and that every leaf is a ``float``, and
-returns the leaves as a fresh list, in `jit._shape`'s order; or ``None`` for
+returns the leaves as a fresh list, in `keys.shape_of`'s order; or ``None`` for
 anything else, which then takes the general path. It accepts only what the
 general path keys the same way, so it selects the same compiled code.
 
@@ -68,10 +68,10 @@ class _Unsupported(Exception):
 
 
 def checker(shapes: tuple[object, ...]) -> Checker | None:
-    """A function recognising arguments of structure ``shapes`` (`jit._shape`'s, per argument).
+    """A function recognising arguments of structure ``shapes`` (`keys.shape_of`'s, per argument).
 
     None if that structure has a part it does not check (a key that is not a
-    string, an array, a container `jit._shape` does not key).
+    string, an array, a container `keys.shape_of` does not key).
     """
     written = _check_lines(shapes)
     if written is None:

@@ -4,21 +4,20 @@ Tracing calls the function on fresh `Leaf` variables, so its graph is the
 eager graph; `codegen` turns it into Python, repeated code rolled into loops
 (`reroll`). A traced function must not read ``.value`` of a node that
 depends on its inputs: a Python ``if`` on that value would be frozen into
-the compiled code. While a trace
-runs, such reads raise `TypeError` at once (see `_guard`).
+the compiled code. While a trace runs, such reads raise `TypeError` at
+once (`compiler.guard`).
 
 The cache of each jitted function is keyed by the structure of the traced
-arguments and by the static and keyword arguments, numbers by type and bits
-(`_static_key`); it keeps the `CACHE_SIZE` most recently used traces.
+arguments and by the static and keyword arguments (`compiler.keys`); it
+keeps the `CACHE_SIZE` most recently used traces. A call with the structure
+of the call before it runs one generated function (`compiler.dispatch`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import inspect
 import operator
-import struct
 import threading
 import warnings
 import weakref
@@ -26,8 +25,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection, Sequence
 from itertools import repeat
 from typing import ParamSpec, TypeVar, cast
-
-import attrs
 
 from autograd.compiler import collector
 from autograd.compiler.arrays import HAVE_NUMPY, as_batch, column, dialect, packs, quiet
@@ -42,22 +39,32 @@ from autograd.compiler.codegen import (
 )
 from autograd.compiler.dispatch import MISS, Fast, fast_path, fusable
 from autograd.compiler.guard import read_guard
+from autograd.compiler.keys import (
+    HoldsNode,
+    Slow,
+    arrays_as_lists,
+    call_key,
+    expand,
+    fast_shape,
+    flatten_arg,
+    name_of,
+    shape_of,
+    slow_shape,
+)
 from autograd.core.batching import BatchedList, Example
 from autograd.core.batching import hook as batch_hook
 from autograd.core.context import TraceState, debug_sites, nesting, trace_state
-from autograd.core.floats import int_to_float
 from autograd.core.nodes import Leaf, Node, _Arith
 from autograd.pytree import (
     Kind,
     TreeDef,
     builder,
-    flatten,
     flatten_any,
     pair_builder,
     unflatten,
 )
 from autograd.transforms.arguments import Arguments, result_leaves
-from autograd.transforms.batch import LEAF_AXES, Batch, is_float_array
+from autograd.transforms.batch import LEAF_AXES, Batch
 from autograd.transforms.grad import scalar_output, transform_of
 from autograd.transforms.vmap import Mapped, vmap_of
 
@@ -126,7 +133,7 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
     """
     _check_function(fn)
     vg = transform_of(fn)
-    spec = _StaticArgnums(static_argnums, vg, _name(fn))
+    spec = _StaticArgnums(static_argnums, vg, name_of(fn))
     cache = _Cache()
     mapped = vmap_of(fn)
     batched = mapped is not None and HAVE_NUMPY and not spec.argnums
@@ -151,21 +158,21 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
                 return cast(T, out)
         static = _NO_STATIC if no_static else spec.resolve(len(args))
         try:
-            if no_static and not kwargs:  # `_key`'s common case, inline: a call's fixed cost
+            if no_static and not kwargs:  # `call_key`'s common case, inline: a call's fixed cost
                 flat: list[float] = []
-                shapes: tuple[object, ...] | None = tuple(map(_shape, args, repeat(flat)))
+                shapes: tuple[object, ...] | None = tuple(map(shape_of, args, repeat(flat)))
                 key: object = (shapes, ())
             else:
                 shapes = None
-                key, flat = _key(args, static, kwargs, fn, vg)
-        except _Slow:  # only the inline case gets here: `_key` takes the general flatten itself
+                key, flat = call_key(args, static, kwargs, fn, vg)
+        except Slow:  # only the inline case gets here: `call_key` takes the general flatten itself
             shapes = None
             try:
-                shape, flat = _slow_shape(args, static, fn, vg)
-            except _HoldsNode:  # an outer graph among the arguments: eager, never cached
+                shape, flat = slow_shape(args, static, fn, vg)
+            except HoldsNode:  # an outer graph among the arguments: eager, never cached
                 return fn(*args, **kwargs)
-            key = (shape, ())  # as `_key` keys it
-        except _HoldsNode:
+            key = (shape, ())  # as `call_key` keys it
+        except HoldsNode:
             return fn(*args, **kwargs)
         if _debugging() is not None:  # inside debug_nans(): every op checked
             return cast(T, _checked_call(fn, vg, args, static, kwargs))
@@ -181,7 +188,7 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
         if entry.program is None:
             return fn(*args, **kwargs)
         try:
-            out = entry.program(_expand(flat) if entry.expand else flat)
+            out = entry.program(expand(flat) if entry.expand else flat)
         except GuardFailed:  # a choice the trace made on a plain argument goes the other way
             loop = entry.batched  # examples of a batched vmap disagree on a choice: loop
             entry = _trace(fn, vg, args, static, kwargs, loop=loop)
@@ -189,23 +196,19 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
             if entry.program is None:
                 return fn(*args, **kwargs)
             try:
-                out = entry.program(_expand(flat) if entry.expand else flat)
+                out = entry.program(expand(flat) if entry.expand else flat)
             except GuardFailed:  # only a batched trace can fail on the call it traced
                 entry = _trace(fn, vg, args, static, kwargs, loop=True)
                 cache.put(key, entry)
                 if entry.program is None:
                     return fn(*args, **kwargs)
-                out = entry.program(_expand(flat) if entry.expand else flat)
+                out = entry.program(expand(flat) if entry.expand else flat)
         if shapes is not None and not batched:
             cache.remember(shapes, entry)
         return entry.finish(out, _same)  # type: ignore[return-value]  # the trace's result type (no cast(): a call less)
 
     _caches[jitted] = cache
     return jitted
-
-
-def _name(fn: object) -> str:
-    return getattr(fn, "__name__", type(fn).__name__)
 
 
 def _check_function(fn: object) -> None:
@@ -224,7 +227,7 @@ def _check_function(fn: object) -> None:
     else:
         return
     raise TypeError(
-        f"jit({_name(fn)}): {kind} cannot be traced: its body runs after jit has returned, "
+        f"jit({name_of(fn)}): {kind} cannot be traced: its body runs after jit has returned, "
         "on trace-time variables; jit a plain function that computes each value instead"
     )
 
@@ -286,194 +289,6 @@ class _StaticArgnums:
 
 
 _NO_STATIC: frozenset[int] = frozenset()
-
-
-class _Slow(Exception):
-    """The arguments need the general pytree flatten."""
-
-
-class _HoldsNode(Exception):
-    """A node among the arguments: the call runs eagerly and its key is never stored."""
-
-
-def _key(
-    args: tuple[object, ...],
-    static: Collection[int],
-    kwargs: dict[str, object],
-    fn: Callable[..., object],
-    vg: Arguments | None,
-) -> tuple[object, list[float]]:
-    """The cache key of a call and its traced leaves, flat.
-
-    Raises:
-        _HoldsNode: if a traced, static or keyword argument holds a node.
-    """
-    try:
-        if static:
-            shape = _fast_shape(args, static, fn)
-        else:  # the common case, every argument traced: no generator, one call less
-            flat: list[float] = []
-            shape = tuple(map(_shape, args, repeat(flat))), flat
-    except _Slow:
-        shape = _slow_shape(args, static, fn, vg)
-    if not kwargs:
-        return (shape[0], ()), shape[1]
-    kw = tuple((k, _static_key(v, f"keyword argument {k!r}", fn)) for k, v in kwargs.items())
-    return (shape[0], kw), shape[1]
-
-
-def _fast_shape(
-    args: tuple[object, ...], static: Collection[int], fn: Callable[..., object]
-) -> tuple[object, list[float]]:
-    """The structure and flat inputs for lists, tuples, dicts and floats, with static arguments."""
-    flat: list[float] = []
-    shape = tuple(
-        _static_key(a, f"static argument {i}", fn) if i in static else _shape(a, flat)
-        for i, a in enumerate(args)
-    )
-    return shape, flat
-
-
-_FAST_DEPTH = 100
-"""Deeper (or cyclic) arguments take the iterative pytree flatten: no recursion limit."""
-
-
-def _shape(x: object, out: list[float], depth: int = 0) -> object:
-    if depth > _FAST_DEPTH:
-        raise _Slow
-    t = type(x)
-    if t is float:
-        out.append(x)  # type: ignore[arg-type]  # mypy does not narrow on `type(x) is`
-        return float
-    # no cast() below (a call each): a flat container of floats is a call's fixed cost
-    if t is dict:
-        keys: tuple[object, ...] = tuple(x)  # type: ignore[arg-type]  # a dict
-        if list(map(type, keys)).count(str) != len(keys):  # {1: ..} and {True: ..} differ
-            keys = tuple([_static_key(k, "", None) for k in keys])  # a str is its own key
-        values = list(x.values())  # type: ignore[attr-defined]  # a dict
-        if list(map(type, values)).count(float) == len(values):
-            out += values
-            return (t, keys, len(values))  # all floats: their number (no shape is an int)
-        return (t, keys, *[_shape(v, out, depth + 1) for v in values])
-    if t is list or t is tuple:
-        items: Sequence[object] = x  # type: ignore[assignment]  # a list or tuple
-        if list(map(type, items)).count(float) == len(items):
-            out += items  # type: ignore[arg-type]  # floats, as tested
-            return (t, len(items))
-        return (t, *[_shape(v, out, depth + 1) for v in items])
-    if t is int:
-        out.append(int_to_float(cast(int, x)))
-        return float
-    if is_float_array(x):  # a batch for a vmap inside: passed as it is (`_expand` for loops)
-        out.append(x)  # type: ignore[arg-type]  # an array among the floats
-        return (_ARRAY, len(x))  # type: ignore[arg-type]  # a 1-d array has a length
-    raise _Slow
-
-
-_ARRAY = "float64 array"
-"""A 1-d NumPy float64 array in a cache key (with its length)."""
-
-
-def _expand(flat: list[float]) -> list[float]:
-    """``flat`` with each array replaced by its floats: the inputs of a trace that loops."""
-    out: list[float] = []
-    for x in flat:
-        if type(x) is float:
-            out.append(x)
-        else:
-            out.extend(x.tolist())  # type: ignore[attr-defined]  # an array, as `_shape` put it
-    return out
-
-
-def _lists(x: object) -> object:
-    """``x`` with each array (in any container) as a list of floats, for tracing."""
-    leaves, tree = flatten_any(x)
-    if not any(map(is_float_array, leaves)):
-        return x
-    return unflatten(tree, [v.tolist() if is_float_array(v) else v for v in leaves])  # type: ignore[attr-defined]  # an array
-
-
-def _slow_shape(
-    args: tuple[object, ...],
-    static: Collection[int],
-    fn: Callable[..., object],
-    vg: Arguments | None,
-) -> tuple[object, list[float]]:
-    """Any pytree, with dict keys and attribute names by type and bits."""
-    flat: list[float] = []
-    shape: list[object] = []
-    for i, a in enumerate(args):
-        if i in static:
-            shape.append(_static_key(a, f"static argument {i}", fn))
-            continue
-        leaves, tree = _flatten_arg(a, i, fn, vg)
-        if any(isinstance(x, _Arith) for x in leaves):
-            raise _HoldsNode
-        flat.extend(leaves)  # type: ignore[arg-type]  # floats and arrays: nodes ruled out
-        lengths = tuple(len(x) for x in leaves if type(x) is not float)  # type: ignore[arg-type]  # arrays
-        shape.append((tree, _tree_keys(tree), lengths))
-    return tuple(shape), flat
-
-
-def _tree_keys(tree: TreeDef) -> tuple[object, ...]:
-    """Every dict key of ``tree`` by type and bits (`TreeDef` compares them with ``==``)."""
-    keys: list[object] = []
-    stack = [tree]
-    while stack:  # iterative, like every walk of a pytree
-        node = stack.pop()
-        keys.extend(_static_key(k, "", None) for k in node.keys)
-        stack.extend(node.children)
-    return tuple(keys)
-
-
-_BITS = struct.Struct("<d")
-
-
-def _static_key(x: object, where: str, fn: Callable[..., object] | None) -> object:
-    """``x`` as part of a cache key: numbers by type and bits, anything else by type and ``==``.
-
-    So ``0.0`` and ``-0.0``, ``1``, ``1.0`` and ``True`` are different keys, and a
-    nan matches itself (``==`` would retrace it on every call). Tuples and
-    frozensets are keyed element by element.
-
-    Raises:
-        _HoldsNode: if ``x`` is or holds a node (keeping it would keep its graph alive).
-        TypeError: if ``x`` is unhashable.
-    """
-    t = type(x)
-    if t is str:
-        return x
-    if isinstance(x, float):
-        return (t, _BITS.pack(x))
-    if isinstance(x, complex):
-        return (t, _BITS.pack(x.real), _BITS.pack(x.imag))
-    if isinstance(x, tuple):
-        return (t, *[_static_key(v, where, fn) for v in x])
-    if isinstance(x, frozenset):
-        return (t, frozenset([_static_key(v, where, fn) for v in x]))
-    if _holds_node(x):
-        raise _HoldsNode
-    try:
-        hash(x)
-    except TypeError:
-        raise TypeError(
-            f"jit({_name(fn)}): {where} is part of the cache key and must be hashable, but it "
-            f"holds a {t.__name__} ({x!r:.60}); pass a tuple or frozenset, or make it traced"
-        ) from None
-    return (t, x)
-
-
-def _holds_node(x: object) -> bool:
-    """A node, or an attrs or dataclass instance with a node in a field (one level)."""
-    if isinstance(x, _Arith):
-        return True
-    if attrs.has(type(x)):
-        leaves, _ = flatten_any(x)
-    elif dataclasses.is_dataclass(x) and not isinstance(x, type):
-        leaves, _ = flatten_any([getattr(x, f.name) for f in dataclasses.fields(x)])
-    else:
-        return False
-    return any(isinstance(v, _Arith) for v in leaves)
 
 
 class _Cache:
@@ -551,15 +366,15 @@ def _batched_call(mapped: Mapped, args: tuple[object, ...], cache: _Cache) -> ob
     vg = transform_of(fn)
     examples = tuple(a.example(0) for a in batch.args)
     try:
-        key, flat = _key(examples, (), {}, fn, vg)
-    except _HoldsNode:  # an outer graph among the arguments: the loop builds on it
+        key, flat = call_key(examples, (), {}, fn, vg)
+    except HoldsNode:  # an outer graph among the arguments: the loop builds on it
         return _NOT_BATCHED
     varying: list[int] = []
     columns: list[object] = []
     at = 0
     for i, a in enumerate(batch.args):
         if a.tree is None:  # passed whole: as many leaves as jit's flatten finds
-            at += len(_flatten_arg(a.whole, i, fn, vg)[0])
+            at += len(flatten_arg(a.whole, i, fn, vg)[0])
             continue
         mapped_slots = {id(c) for c in a.columns}
         for slot in a.slots:
@@ -606,44 +421,6 @@ def _batched_call(mapped: Mapped, args: tuple[object, ...], cache: _Cache) -> ob
 
 
 # ---- tracing and compiling --------------------------------------------------
-
-
-def _flatten_arg(
-    a: object, i: int, fn: Callable[..., object], vg: Arguments | None
-) -> tuple[list[object], TreeDef]:
-    """The leaves of traced argument ``i`` and its shape; a 1-d float64 array is one leaf.
-
-    An array is a batch for a `vmap` inside (as `_shape` keeps it); every
-    other leaf is checked as `flatten` checks it, with its path in errors.
-    """
-    root = vg.root(i) if vg is not None else f"args[{i}]"
-    try:
-        try:
-            leaves, tree = flatten(a, root)
-        except TypeError:
-            found = _with_arrays(a, root)
-            if found is None:
-                raise
-            return found
-    except TypeError as e:
-        raise TypeError(
-            f"jit({_name(fn)}): {e}; "
-            f"mark argument {i} static (static_argnums=({i},)) if it is not data"
-        ) from None
-    return list(leaves), tree
-
-
-def _with_arrays(a: object, root: str) -> tuple[list[object], TreeDef] | None:
-    """`flatten` of ``a`` with each 1-d float64 array a leaf; None if ``a`` holds none."""
-    if not HAVE_NUMPY:
-        return None
-    anything, tree = flatten_any(a, root)
-    if not any(map(is_float_array, anything)):
-        return None
-    # the other leaves checked by `flatten` itself: each array swapped for an empty list
-    rest, _ = flatten(unflatten(tree, [[] if is_float_array(x) else x for x in anything]), root)
-    it = iter(rest)
-    return [x if is_float_array(x) else next(it) for x in anything], tree
 
 
 _Program = Callable[[list[float]], tuple[float, ...]]
@@ -712,13 +489,13 @@ def _trace(
     """
     wrt_nums = vg.resolve(len(args)) if vg is not None else ()  # errors before any work
     spans = _array_spans(args, static, fn)  # where NumPy arrays sit among the inputs
-    given = tuple(a if i in static or not spans else _lists(a) for i, a in enumerate(args))
+    given = tuple(a if i in static or not spans else arrays_as_lists(a) for i, a in enumerate(args))
     inputs: list[Node] = []
     trees: dict[int, TreeDef] = {}
     new_args = list(given)
     for i, a in enumerate(given):
         if i not in static:
-            leaves, trees[i] = _flatten_arg(a, i, fn, vg)
+            leaves, trees[i] = flatten_arg(a, i, fn, vg)
             variables = [Leaf(x) for x in leaves]  # type: ignore[arg-type]  # floats, checked
             inputs.extend(variables)
             new_args[i] = unflatten(trees[i], variables)
@@ -770,7 +547,7 @@ def _trace(
             return _trace(fn, vg, args, static, kwargs, loop=True)
         if isinstance(e, GraphTooBigError):  # a cliff in speed: said, once per trace
             warnings.warn(
-                f"jit({_name(fn)}): the traced graph is too big to compile ({e}, after "
+                f"jit({name_of(fn)}): the traced graph is too big to compile ({e}, after "
                 "rolling repeated code into loops); calls with these argument shapes run "
                 "eagerly, with the same results",
                 RuntimeWarning,
@@ -790,11 +567,11 @@ def _array_spans(
 ) -> list[tuple[int, int]]:
     """``(first input, length)`` of each NumPy array among the traced arguments, in order."""
     try:
-        _, flat = _fast_shape(args, static, fn)
-    except _Slow:
+        _, flat = fast_shape(args, static, fn)
+    except Slow:
         try:
-            _, flat = _slow_shape(args, static, fn, None)
-        except _HoldsNode:
+            _, flat = slow_shape(args, static, fn, None)
+        except HoldsNode:
             return []
     spans, at = [], 0
     for x in flat:
@@ -957,7 +734,7 @@ def _checked_call(
     new_args = list(args)
     for i, a in enumerate(args):
         if i not in static:
-            leaves, tree = _flatten_arg(a, i, fn, vg)
+            leaves, tree = flatten_arg(a, i, fn, vg)
             variables = [Leaf(x) for x in leaves]  # type: ignore[arg-type]  # floats, checked
             inputs.extend(variables)
             new_args[i] = unflatten(tree, variables)
@@ -972,7 +749,7 @@ def _result_leaves(
     try:
         return result_leaves(result, root)
     except TypeError as e:
-        raise TypeError(f"jit({_name(fn)}): {e}") from None
+        raise TypeError(f"jit({name_of(fn)}): {e}") from None
 
 
 _OUT = object()
