@@ -269,10 +269,13 @@ def by_depth(stmts: Sequence[Stmt], force: bool = False) -> list[int] | None:
     the tree, each a run. Any order computing operands first computes the
     same values: statements are pure (a guard raises or not, anywhere). A
     chain, or a network over data points, has few statements a depth: it is
-    rolled as traced (the first `SAMPLE` statements tell most programs).
+    rolled as traced. The first and the last `SAMPLE` statements tell most
+    programs (the last ones' depths counted from the statements before them
+    as 0): a network over data points looks wide at its start, where the
+    first layer's products are, and not at its end.
     ``force``: the order whatever the depths.
     """
-    if not force and not _wide(depths(stmts[:SAMPLE])):
+    if not force and not (_wide(depths(stmts[:SAMPLE])) and _wide(depths(stmts[-SAMPLE:]))):
         return None
     depth = depths(stmts)
     if not force and not _wide(depth):
