@@ -19,7 +19,7 @@ import attrs
 import compose_fuzz
 import pytest
 from compose_fuzz import SKIPPED, Case, bits, cases
-from hypothesis import assume, given, reject
+from hypothesis import assume, given, reject, settings
 from hypothesis import strategies as st
 
 import autograd as ag
@@ -706,3 +706,50 @@ def test_a_vmap_result_of_array_arguments_is_an_array() -> None:
         assert isinstance(got, np.ndarray)
         assert got.tolist() == [2.0 * x for x in xs]
     assert h(2.0, xs) == [2.0 * x for x in xs]  # lists in, lists out
+
+
+SPECIAL_SUMMANDS = [0.0, -0.0, 1e308, -1e308, 5e-324, 1.0, math.inf, -math.inf, math.nan]
+
+
+@needs_numpy
+@settings(max_examples=150, deadline=None)
+@given(
+    st.one_of(st.integers(1, 300), st.integers(4090, 4200)),  # stacked, then row by row
+    st.lists(st.sampled_from(["row", "block", "one"]), min_size=1, max_size=4),
+    st.integers(0, 2**32),
+)
+def test_sums_over_a_batch_add_in_autograd_sums_order(
+    size: int, kinds: list[str], seed: int
+) -> None:
+    """`batch_sums` of per-example rows, pack blocks and one value for all at once:
+    each row's sum has `ag.sum`'s bits (pairs, then pairs of pairs, the odd one carried)."""
+    np = pytest.importorskip("numpy")
+    rnd = random.Random(seed)  # thousands of values: drawn from a seed, not one by one
+    odd = rnd.choice([0.0, 0.0, 0.001, 0.05])  # most cases: one scale, every summand shows
+
+    def value() -> float:
+        r = rnd.random()
+        if r < odd / 2:
+            return rnd.choice(SPECIAL_SUMMANDS)
+        if r < odd:
+            return rnd.uniform(-1.0, 1.0) * 10.0 ** rnd.randint(-300, 300)
+        return rnd.uniform(-1.0, 1.0)
+
+    entries: list[object] = []
+    want: list[float] = []
+    for kind in kinds:
+        if kind == "one":
+            v = rnd.choice(SPECIAL_SUMMANDS) if rnd.random() < 0.3 else value()
+            entries.append(v)
+            want.append(ag.sum([v] * size))
+            continue
+        lists = [
+            [value() for _ in range(size)] for _ in range(1 if kind == "row" else rnd.randint(1, 3))
+        ]
+        entries.append(np.array(lists[0]) if kind == "row" else np.array(lists))
+        want += [ag.sum(xs) for xs in lists]
+    arrays._numpy()
+    with arrays.quiet():  # as compiled code runs: IEEE results, no warnings
+        got = arrays._batch_sums(tuple(entries), size)
+    assert bits(got) == bits(want)
+    assert all(type(v) is float for v in got)
