@@ -146,7 +146,7 @@ SKIPPED = "skipped"
 
 POINTS = False
 """Make half the loops sums over their iterations, as a loss over data points is
-(`--points`): a balanced sum whose additions `reroll.sink` moves after the points.
+(`--points`): a balanced sum whose additions `orders.sink` moves after the points.
 Off by default, so the default cases stay what they were for each seed."""
 
 

@@ -21,7 +21,7 @@ import pytest
 import autograd as ag
 from autograd.compiler import codegen as _codegen
 from autograd.compiler import reroll as _reroll
-from autograd.compiler.reroll import Stmt
+from autograd.compiler.stmts import Stmt
 from autograd.core.nodes import NODE, Node, Scalar, Sigmoid
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -24,7 +24,7 @@ from autograd import Scalar
 from autograd.compiler import arrays
 from autograd.compiler import codegen as _codegen
 from autograd.compiler.pack import pack
-from autograd.compiler.reroll import NAME, Stmt
+from autograd.compiler.stmts import NAME, Stmt
 
 pytestmark = pytest.mark.skipif(not arrays.HAVE_NUMPY, reason="packs are NumPy operations")
 

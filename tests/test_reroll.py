@@ -26,7 +26,9 @@ from hypothesis import strategies as st
 import autograd as ag
 from autograd.compiler import codegen as _codegen
 from autograd.compiler import reroll as _reroll
-from autograd.compiler.reroll import Stmt, by_depth, reroll
+from autograd.compiler.orders import by_depth, sink
+from autograd.compiler.reroll import reroll
+from autograd.compiler.stmts import NAME, Stmt
 from autograd.core.nodes import Scalar
 from autograd.core.sym import HELPERS
 
@@ -67,7 +69,7 @@ def random_program(seed: int) -> tuple[list[Stmt], list[str], list[object]]:
         t = f"v{len(stmts)}"
         expr = form.format(x, y)
         # uses: every name read, in order, as `Program` lists a statement written from a form
-        stmts.append((t, expr, tuple(_reroll.NAME.findall(expr))))
+        stmts.append((t, expr, tuple(NAME.findall(expr))))
         written.append(form)
         names.append(t)
 
@@ -230,7 +232,7 @@ def test_sink_moves_only_joins_and_only_later_than_their_operands(seed: int) -> 
     movable = [rng.random() < 0.7 for _ in stmts]
     index = {t: i for i, (t, _, _) in enumerate(stmts)}
     forms, operands = _reroll._forms(stmts, index, written)
-    order = _reroll.sink(forms, operands, movable)
+    order = sink(forms, operands, movable)
     if order is None:
         return
     assert sorted(order) == list(range(len(stmts)))

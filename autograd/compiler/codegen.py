@@ -22,8 +22,8 @@ from typing import cast
 
 import attrs
 
-from autograd.compiler import pack, reroll
-from autograd.compiler.reroll import NAME, Stmt
+from autograd.compiler import orders, pack, reroll
+from autograd.compiler.stmts import NAME, Stmt
 from autograd.core.batching import is_batch_sum
 from autograd.core.nodes import (
     COMPARE_SYMBOLS,
@@ -51,7 +51,7 @@ REROLL_FROM = 2_000
 
 
 DEPTH_GAIN = 0.1
-"""A wide program (a sum over many products) is rolled in depth order (`reroll.by_depth`:
+"""A wide program (a sum over many products) is rolled in depth order (`orders.by_depth`:
 the levels of a balanced sum become runs), and that is kept if it leaves less than this
 fraction of the statements (W4: 241 of 299,999); else it is rolled as traced. Depth order
 keeps more values alive, and code left straight runs slower in it (W2 rolled to 43% by
@@ -155,7 +155,7 @@ class Program:
         self.sources: list[str] = []  # the generated chunks, once linked (for tests and debugging)
         self.lone: str | None = None  # the source of the program, once linked, if one chunk
         self.written: list[object] = []  # per statement: the shared form it came from, or None
-        self.spans: list[tuple[int, int]] = []  # the statements `forward` wrote (`reroll.sink`)
+        self.spans: list[tuple[int, int]] = []  # the statements `forward` wrote (`orders.sink`)
         self._forward_forms: dict[tuple[object, ...], _Form] = {}  # see `_operands`
         self._rule_forms: dict[tuple[object, ...], list[_Form | None]] = {}
 
@@ -516,7 +516,7 @@ class Program:
         returns = names  # what a lone chunk returns: names, or a run of them as a slice
         if self.batch is None and len(self.stmts) >= REROLL_FROM:
             rolled = None
-            order = reroll.by_depth(self.stmts, force=DEPTH_ALWAYS)
+            order = orders.by_depth(self.stmts, force=DEPTH_ALWAYS)
             if order is not None:  # a wide sum: by depth, its levels roll
                 deep = reroll.reroll(
                     [self.stmts[i] for i in order], names, HELPERS, [self.written[i] for i in order]

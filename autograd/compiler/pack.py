@@ -34,7 +34,8 @@ import re
 from collections.abc import Callable, Collection, Sequence
 from typing import cast
 
-from autograd.compiler.reroll import NAME, Stmt, depths
+from autograd.compiler.orders import depths
+from autograd.compiler.stmts import NAME, Stmt
 
 MIN_ROWS = 2
 """Fewest statements a pack is made of."""

@@ -22,7 +22,8 @@ and unpacking statements put them back under their old names.
 
 A loss over data points repeats a long body (a point's network) with a
 balanced sum's additions between the points: `sink` moves those joins after
-the points first, and `_Windows` proposes periods longer than `MAX_PERIOD`.
+the points first (`compiler.orders`), and `_Windows` proposes periods longer than
+`MAX_PERIOD`.
 """
 
 from __future__ import annotations
@@ -32,11 +33,10 @@ import re
 from collections.abc import Iterator, Sequence
 from itertools import islice
 
-Stmt = tuple[str, str, tuple[str, ...]]  # target name, expression, names it reads
+from autograd.compiler.orders import permute, sink
+from autograd.compiler.stmts import NAME, Stmt
 
-NAME = re.compile(r"\b[avgklp][0-9]+\b")
-"""The names generated code uses: inputs ``a``, values ``v``, cotangents and sums ``g``,
-constants ``k``, loop results ``l``, packs of a batch ``p`` (`compiler.pack`)."""
+__all__ = ["NAME", "Rolled", "Stmt", "reroll"]  # NAME and Stmt: for the modules reading them here
 
 _SPLIT = re.compile(r"\b([avgkl][0-9]+)\b")
 
@@ -147,7 +147,7 @@ def reroll(
     if movable is not None and _repeats_far(windows, movable):
         order = sink(forms, operands, movable)
         if order is not None:
-            stmts, forms, operands, at = _permute(order, stmts, forms, operands)
+            stmts, forms, operands, at = permute(order, stmts, forms, operands)
             # only the outputs are looked up by name from here on
             index = {name: at[index[name]] for name in live_out if name in index}
             nxt = _next_same(forms)
@@ -257,57 +257,6 @@ def _slice(first: int, step: int, m: int, count: int) -> str:
     return f"[{first}:{stop if stop >= 0 else ''}:-1]"
 
 
-def by_depth(stmts: Sequence[Stmt], force: bool = False) -> list[int] | None:
-    """An order of ``stmts`` by depth if a quarter of them are at one depth; else None.
-
-    Depth: one more than the deepest operand's; the order is stable. A
-    quarter at one depth: a wide sum's products.
-
-    A graph's trace is a depth-first walk: a balanced sum's additions fall
-    between the products they add (p0 p1 a01 p2 p3 a23 a0123 ...), so nothing
-    repeats in order. By depth, the products come first, then each level of
-    the tree, each a run. Any order computing operands first computes the
-    same values: statements are pure (a guard raises or not, anywhere). A
-    chain, or a network over data points, has few statements a depth: it is
-    rolled as traced. The first and the last `SAMPLE` statements tell most
-    programs (the last ones' depths counted from the statements before them
-    as 0): a network over data points looks wide at its start, where the
-    first layer's products are, and not at its end.
-    ``force``: the order whatever the depths.
-    """
-    if not force and not (_wide(depths(stmts[:SAMPLE])) and _wide(depths(stmts[-SAMPLE:]))):
-        return None
-    depth = depths(stmts)
-    if not force and not _wide(depth):
-        return None
-    return sorted(range(len(stmts)), key=depth.__getitem__)
-
-
-SAMPLE = 20_000
-"""Statements `by_depth` looks at first: most programs are not wide there already."""
-
-
-def _wide(depth: list[int]) -> bool:
-    most = max(collections.Counter(depth).values(), default=0)
-    return most * 4 >= len(depth) >= 4
-
-
-def depths(stmts: Sequence[Stmt]) -> list[int]:
-    """Each statement's depth: one more than its deepest operand's (inputs and constants: 0)."""
-    at: dict[str, int] = {}  # a statement's target: its depth
-    get = at.get
-    depth: list[int] = []
-    for t, _, uses in stmts:  # a plain loop: this runs once a statement of a big program
-        d = 0
-        for u in uses:
-            du = get(u, 0)
-            if du > d:
-                d = du
-        depth.append(d + 1)
-        at[t] = d + 1
-    return depth
-
-
 PROBES = 16
 """Places `_repeats_far` looks at."""
 
@@ -328,81 +277,6 @@ def _repeats_far(windows: _Windows, movable: Sequence[bool]) -> bool:
         if any(p > MAX_PERIOD and (p % found[0] or found[0] == p) for p in found):
             return True
     return False
-
-
-def sink(forms: list[int], operands: list[list[int]], movable: Sequence[bool]) -> list[int] | None:
-    """An order with joins moved as late as they can go; None if there is no join.
-
-    A forward traced depth first puts a balanced sum's additions between the
-    terms they add: one data point's network, the next one's, their sum, two
-    more networks, their sum, the sum of sums... so the points' statements do
-    not follow one another and do not roll. A join is a ``movable``
-    statement reading two or more statements that all have the same shape
-    (the same forms, operands included, inputs aside) or that are all joins.
-    Each goes just before the first statement reading it (a join that reads
-    it: just before that one's place; none: the end). The points' networks
-    then follow one another, and the sum comes after them. Statements are
-    pure: any order computing operands first computes the same values.
-    """
-    n = len(forms)
-    shapes: dict[tuple[int, ...], int] = {}
-    shape = list(range(-2, -2 - n, -1))  # a movable statement's shape; others are their own
-    intern = shapes.setdefault
-    join = [False] * n
-    joins = 0
-    for i in range(n):
-        if not movable[i]:
-            continue
-        ops = operands[i]
-        if len(ops) == 1:
-            j = ops[0]
-            shape[i] = intern((forms[i], shape[j] if j >= 0 else -1), len(shapes))
-            continue
-        shape[i] = intern((forms[i], *[shape[j] if j >= 0 else -1 for j in ops]), len(shapes))
-        read = [j for j in ops if j >= 0]
-        if len(read) < 2:
-            continue
-        first = shape[read[0]]
-        if all(shape[j] == first for j in read) or all(join[j] for j in read):
-            join[i] = True
-            joins += 1
-    if not joins:
-        return None
-    place = [n] * n  # a join's: the statement it goes before (n: the end)
-    for i in range(n - 1, -1, -1):
-        at = place[i] if join[i] else i
-        for j in operands[i]:
-            if j >= 0 and join[j] and at < place[j]:
-                place[j] = at
-    before: dict[int, list[int]] = {}
-    for i in range(n):
-        if join[i]:
-            before.setdefault(place[i], []).append(i)
-    order: list[int] = []
-    for i in range(n):
-        order += before.get(i, ())
-        if not join[i]:
-            order.append(i)
-    order += before.get(n, ())
-    return order
-
-
-def _permute(
-    order: list[int], stmts: list[Stmt], forms: list[int], operands: list[list[int]]
-) -> tuple[list[Stmt], list[int], list[list[int]], list[int]]:
-    """The statements, forms and operands in ``order``, and each one's new place.
-
-    Operands are renumbered to the new places.
-    """
-    at = [0] * len(order)
-    for new, old in enumerate(order):
-        at[old] = new
-    return (
-        [stmts[i] for i in order],
-        [forms[i] for i in order],
-        [[at[j] if j >= 0 else j for j in operands[i]] for i in order],
-        at,
-    )
 
 
 def _forms(

@@ -1,0 +1,143 @@
+"""Orders of a program's statements that roll into loops better (`reroll`).
+
+A graph's trace is a depth-first walk, and depth first hides repetition in
+two common programs: a wide sum (`ag.dot`), whose balanced tree's additions
+fall between the products they add, and a loss over data points, whose
+balanced sum's additions fall between the points' networks. `by_depth`
+orders the first by depth; `sink` moves the second's additions after the
+points. Statements are pure, so any order that computes every operand
+first computes the same values.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Sequence
+
+from autograd.compiler.stmts import Stmt
+
+
+def by_depth(stmts: Sequence[Stmt], force: bool = False) -> list[int] | None:
+    """An order of ``stmts`` by depth if a quarter of them are at one depth; else None.
+
+    Depth: one more than the deepest operand's; the order is stable. A
+    quarter at one depth: a wide sum's products.
+
+    A graph's trace is a depth-first walk: a balanced sum's additions fall
+    between the products they add (p0 p1 a01 p2 p3 a23 a0123 ...), so nothing
+    repeats in order. By depth, the products come first, then each level of
+    the tree, each a run. Any order computing operands first computes the
+    same values: statements are pure (a guard raises or not, anywhere). A
+    chain, or a network over data points, has few statements a depth: it is
+    rolled as traced. The first and the last `SAMPLE` statements tell most
+    programs (the last ones' depths counted from the statements before them
+    as 0): a network over data points looks wide at its start, where the
+    first layer's products are, and not at its end.
+    ``force``: the order whatever the depths.
+    """
+    if not force and not (_wide(depths(stmts[:SAMPLE])) and _wide(depths(stmts[-SAMPLE:]))):
+        return None
+    depth = depths(stmts)
+    if not force and not _wide(depth):
+        return None
+    return sorted(range(len(stmts)), key=depth.__getitem__)
+
+
+SAMPLE = 20_000
+"""Statements `by_depth` looks at first: most programs are not wide there already."""
+
+
+def _wide(depth: list[int]) -> bool:
+    most = max(collections.Counter(depth).values(), default=0)
+    return most * 4 >= len(depth) >= 4
+
+
+def depths(stmts: Sequence[Stmt]) -> list[int]:
+    """Each statement's depth: one more than its deepest operand's (inputs and constants: 0)."""
+    at: dict[str, int] = {}  # a statement's target: its depth
+    get = at.get
+    depth: list[int] = []
+    for t, _, uses in stmts:  # a plain loop: this runs once a statement of a big program
+        d = 0
+        for u in uses:
+            du = get(u, 0)
+            if du > d:
+                d = du
+        depth.append(d + 1)
+        at[t] = d + 1
+    return depth
+
+
+def sink(forms: list[int], operands: list[list[int]], movable: Sequence[bool]) -> list[int] | None:
+    """An order with joins moved as late as they can go; None if there is no join.
+
+    A forward traced depth first puts a balanced sum's additions between the
+    terms they add: one data point's network, the next one's, their sum, two
+    more networks, their sum, the sum of sums... so the points' statements do
+    not follow one another and do not roll. A join is a ``movable``
+    statement reading two or more statements that all have the same shape
+    (the same forms, operands included, inputs aside) or that are all joins.
+    Each goes just before the first statement reading it (a join that reads
+    it: just before that one's place; none: the end). The points' networks
+    then follow one another, and the sum comes after them. Statements are
+    pure: any order computing operands first computes the same values.
+    """
+    n = len(forms)
+    shapes: dict[tuple[int, ...], int] = {}
+    shape = list(range(-2, -2 - n, -1))  # a movable statement's shape; others are their own
+    intern = shapes.setdefault
+    join = [False] * n
+    joins = 0
+    for i in range(n):
+        if not movable[i]:
+            continue
+        ops = operands[i]
+        if len(ops) == 1:
+            j = ops[0]
+            shape[i] = intern((forms[i], shape[j] if j >= 0 else -1), len(shapes))
+            continue
+        shape[i] = intern((forms[i], *[shape[j] if j >= 0 else -1 for j in ops]), len(shapes))
+        read = [j for j in ops if j >= 0]
+        if len(read) < 2:
+            continue
+        first = shape[read[0]]
+        if all(shape[j] == first for j in read) or all(join[j] for j in read):
+            join[i] = True
+            joins += 1
+    if not joins:
+        return None
+    place = [n] * n  # a join's: the statement it goes before (n: the end)
+    for i in range(n - 1, -1, -1):
+        at = place[i] if join[i] else i
+        for j in operands[i]:
+            if j >= 0 and join[j] and at < place[j]:
+                place[j] = at
+    before: dict[int, list[int]] = {}
+    for i in range(n):
+        if join[i]:
+            before.setdefault(place[i], []).append(i)
+    order: list[int] = []
+    for i in range(n):
+        order += before.get(i, ())
+        if not join[i]:
+            order.append(i)
+    order += before.get(n, ())
+    return order
+
+
+def permute(
+    order: list[int], stmts: list[Stmt], forms: list[int], operands: list[list[int]]
+) -> tuple[list[Stmt], list[int], list[list[int]], list[int]]:
+    """The statements, forms and operands in ``order``, and each one's new place.
+
+    Operands are renumbered to the new places.
+    """
+    at = [0] * len(order)
+    for new, old in enumerate(order):
+        at[old] = new
+    return (
+        [stmts[i] for i in order],
+        [forms[i] for i in order],
+        [[at[j] if j >= 0 else j for j in operands[i]] for i in order],
+        at,
+    )
