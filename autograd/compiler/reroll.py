@@ -490,7 +490,7 @@ def _extent(
     body = forms[s : s + p]
     refs: list[list[tuple[int, ...]]] = []
     q = 0
-    while s + (q + 1) * p <= n:
+    while s + (q + 1) * p <= n and q < 2:
         base = s + q * p
         if q and forms[base : base + p] != body:
             break
@@ -499,7 +499,57 @@ def _extent(
         q += 1
     if q < 2:
         return None
+    # From the third iteration on, each operand's kind is fixed: where it must be is
+    # ``a + b * q``, and an iteration agrees when its operands are those, in order.
+    coeffs, bounds = _affine(refs, s, p, runs)
+    while s + (q + 1) * p <= n:
+        base = s + q * p
+        if forms[base : base + p] != body:
+            break
+        if any(not 0 <= first + step * q < count for first, step, count in bounds):
+            break
+        if operands[base : base + p] != [[a + b * q for a, b in slot] for slot in coeffs]:
+            break
+        q += 1
     return _Run(s, p, q, refs)
+
+
+def _affine(
+    refs: list[list[tuple[int, ...]]], s: int, p: int, runs: list[_Run]
+) -> tuple[list[list[tuple[int, int]]], list[tuple[int, int, int]]]:
+    """Where each operand of a run from ``s`` with period ``p`` is at iteration ``q``.
+
+    Per body slot, per operand, ``(a, b)``: statement (or input, negative)
+    ``a + b * q``. This iteration's statement at a slot is ``s + p * q`` on;
+    the previous one's ``p`` before; a fixed one stays; an input or an earlier
+    run's slot moves by its step. And the ranges that must hold, ``0 <=
+    first + step * q < count``, for an input (no upper end: past the last, no
+    operand matches) or an earlier run's iteration (past its ends, the index
+    would name some other statement).
+    """
+    coeffs: list[list[tuple[int, int]]] = []
+    bounds: list[tuple[int, int, int]] = []
+    for slot in refs:
+        c: list[tuple[int, int]] = []
+        for ref in slot:
+            kind = ref[0]
+            if kind == _LOCAL:
+                c.append((s + ref[1], p))
+            elif kind == _CARRIED:
+                c.append((s - p + ref[1], p))
+            elif kind == _FIXED:
+                c.append((ref[1], 0))
+            elif kind == _INPUTS:
+                _, first, step = ref
+                c.append((-1 - first, -step))
+                bounds.append((first, step, 1 << 62))
+            else:  # _LIST
+                _, o, r, first, step = ref
+                run = runs[o]
+                c.append((run.start + first * run.period + r, step * run.period))
+                bounds.append((first, step, run.count))
+        coeffs.append(c)
+    return coeffs, bounds
 
 
 def _may_pair(
@@ -540,7 +590,7 @@ def _iteration(
     runs: list[_Run],
     refs: list[list[tuple[int, ...]]],
 ) -> bool:
-    """Check (or, at ``q`` 0 and 1, record) where iteration ``q``'s operands are."""
+    """Record where iteration ``q`` (0 or 1) finds its operands: at 1, each one's kind."""
     for r in range(p):
         ops = operands[base + r]
         if q == 0:
@@ -551,14 +601,10 @@ def _iteration(
             got = _where(j, s, p, q, owner, runs)
             if got is None:
                 return False
-            want = slot[m]
-            if q == 1:
-                kind = _second(want, got, owner, runs)
-                if kind is None:
-                    return False
-                slot[m] = kind
-            elif not _agrees(want, got, q, owner, runs):
+            kind = _second(slot[m], got, owner, runs)
+            if kind is None:
                 return False
+            slot[m] = kind
     return True
 
 
@@ -604,29 +650,6 @@ def _second(
     if r0 != r1 or q1 == q0:
         return None
     return (_LIST, o, r0, q0, q1 - q0)
-
-
-def _agrees(
-    want: tuple[int, ...], got: tuple[int, ...], q: int, owner: list[int], runs: list[_Run]
-) -> bool:
-    """Whether iteration ``q`` finds an operand where its kind says."""
-    kind = want[0]
-    if kind == _LOCAL:
-        return got == want
-    if kind == _CARRIED:
-        return got[0] == _CARRIED and got[1] == want[1]
-    if got[0] != _OUTSIDE:
-        return False
-    j = got[1]
-    if kind == _FIXED:
-        return j == want[1]
-    if kind == _INPUTS:  # an input at the stride: not past the first (-1 - i is a statement)
-        i = want[1] + want[2] * q
-        return i >= 0 and j == -1 - i
-    if j < 0:
-        return False
-    _, o, r, first, step = want  # _LIST
-    return owner[j] == o and runs[o].where(j) == (first + step * q, r)
 
 
 def _reads(
