@@ -305,3 +305,62 @@ def test_a_long_program_runs_as_its_own_function(monkeypatch: pytest.MonkeyPatch
     assert "_PROGRAM" in cast("Callable[..., object]", last[0]).__code__.co_names
     assert f({"w1": 4.0, "w2": 5.0}) == ag.value_and_grad(loss)({"w1": 4.0, "w2": 5.0})
     assert _jit._caches[f].entries[next(iter(_jit._caches[f].entries))].source is None
+
+
+# ---- static arguments on the fast path ----
+
+
+def scaled(x: Scalar, s: object) -> Scalar:
+    """``x`` times a number that tells ``s`` apart by type and repr (1, True, 1.0, -0.0)."""
+    return x * (sum(map(ord, repr((type(s).__name__, s)))) % 97 + 1.0)
+
+
+STATIC_VALUES: list[object] = ["relu", "tanh", "", MyStr("relu"), 0, 1, -1, 2**70, True, False]
+STATIC_VALUES += [None, 0.0, -0.0, 1.0, math.nan, math.inf, 5e-324, (1, 2), frozenset({1})]
+STATICS = st.sampled_from(STATIC_VALUES)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.floats(-3.0, 3.0), STATICS), min_size=1, max_size=12))
+def test_static_arguments_on_the_fast_path_key_by_type_and_bits(
+    calls: list[tuple[float, object]],
+) -> None:
+    f = ag.jit(scaled, static_argnums=1)
+    for x, s in calls:
+        assert repr(f(x, s)) == repr(scaled(x, s)), (x, s)
+    distinct = {keys.static_key(s, "", None) for _, s in calls}
+    assert _jit.cache_size(f) == len(distinct)  # no value traced twice, no trace shared
+    last = _jit._caches[f].last
+    if last is not None:  # written for one static value: it accepts that one key alone
+        accepted = [s for _, s in calls if last[0]((1.5, s)) is not dispatch.MISS]
+        assert len({keys.static_key(s, "", None) for s in accepted}) == 1
+        for s in accepted:
+            assert repr(last[0]((1.5, s))) == repr(scaled(1.5, s))
+
+
+def test_a_repeated_static_call_skips_the_general_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    def loss_n(p: dict[str, Scalar], n: int) -> Scalar:
+        return loss(p) * n
+
+    f = ag.jit(ag.value_and_grad(loss_n), static_argnums=1)
+    assert f({"w1": 2.0, "w2": 3.0}, 3) == ag.value_and_grad(loss_n)({"w1": 2.0, "w2": 3.0}, 3)
+    calls: list[object] = []
+    keyed = keys.fast_shape
+
+    def counted(*a: object) -> object:
+        calls.append(a)
+        return keyed(*a)  # type: ignore[arg-type]  # `fast_shape`'s own arguments
+
+    monkeypatch.setattr(_jit, "fast_shape", counted)  # the name `jit` calls
+    p: dict[str, Scalar] = {"w1": 4.0, "w2": 5.0}
+    assert f(p, 3) == ag.value_and_grad(loss_n)(p, 3)
+    assert calls == []
+    assert f(p, 4) == ag.value_and_grad(loss_n)(p, 4)  # another static value: the general key
+    assert calls != []
+
+
+def test_static_values_of_other_types_take_the_general_key() -> None:
+    f = ag.jit(scaled, static_argnums=1)
+    for s in [(1, 2), frozenset({1}), 1 + 2j, MyStr("a")]:
+        assert f(2.0, s) == scaled(2.0, s)
+        assert _jit._caches[f].entries[next(reversed(_jit._caches[f].entries))].fast is None

@@ -23,9 +23,11 @@ Python call instead of three and builds no list of inputs.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from itertools import count
 from typing import Final
+
+from autograd.compiler.keys import BITS
 
 Checker = Callable[[tuple[object, ...]], list[float] | None]
 """Arguments to their flat floats, if they have the structure the checker was written for."""
@@ -86,6 +88,7 @@ def fast_path(
     program: Callable[[list[float]], tuple[float, ...]],
     finish: Callable[[tuple[float, ...]], object] | None,
     source: str | None = None,
+    static: Collection[int] = (),
 ) -> Fast | None:
     """One function for a call with arguments of structure ``shapes``.
 
@@ -94,9 +97,12 @@ def fast_path(
     them, or `MISS` for arguments of any other structure. ``source``, if
     given, is ``program``'s own text (a generated ``def chunk0(R):`` reading
     its inputs from ``R``): up to `FUSE_LINES` lines, its statements become
-    the function's body. None if `checker` writes no check for ``shapes``.
+    the function's body. The arguments at ``static`` must be the very
+    values their shapes key (`keys.static_key`): a ``str``, ``int``,
+    ``bool`` or ``None`` equal to it, a ``float`` with its bits. None if no
+    check is written for ``shapes`` (another kind of static value, say).
     """
-    written = _check_lines(shapes)
+    written = _check_lines(shapes, static)
     if written is None:
         return None
     lines, outs, consts = written
@@ -170,12 +176,13 @@ def _fused(
 
 
 def _check_lines(
-    shapes: tuple[object, ...],
+    shapes: tuple[object, ...], static: Collection[int] = ()
 ) -> tuple[list[str], list[str], dict[str, object]] | None:
     """The lines of a check of ``shapes`` (`checker`): they return None for other arguments.
 
     Also the expressions of the leaves found, and the constants the lines
-    read. None if `checker` writes no check for ``shapes``.
+    read. None if `checker` writes no check for ``shapes``. The arguments at
+    ``static`` are static (`fast_path`).
     """
     lines: list[str] = [f"    if len(args) != {len(shapes)}:", _NONE]
     outs: list[str] = []
@@ -185,8 +192,11 @@ def _check_lines(
     counter = count()
     consts: dict[str, object] = {}
     try:
-        for name, shape in zip(names, shapes, strict=True):
-            _write(name, shape, lines, outs, counter, consts)
+        for i, (name, shape) in enumerate(zip(names, shapes, strict=True)):
+            if i in static:
+                _static(name, shape, lines, consts)
+            else:
+                _write(name, shape, lines, outs, counter, consts)
     except _Unsupported:
         return None
     if len(lines) > MAX_LINES:
@@ -249,6 +259,31 @@ def _write(
             _write(v, value, lines, outs, counter, consts)
         return
     raise _Unsupported(shape)
+
+
+_STATIC_TYPES = (int, bool, type(None))
+"""Static values a check compares with ``==`` after their exact type (`keys.static_key`
+keys them as ``(type, value)``); a ``str`` is its own key, a ``float`` its bits."""
+
+
+def _static(e: str, key: object, lines: list[str], consts: dict[str, object]) -> None:
+    """Check that the static argument named ``e`` is the value keyed ``key``."""
+    name = f"_C{len(consts)}"
+    if type(key) is str:
+        consts[name] = key
+        _test(lines, f"type({e}) is str and {e} == {name}")
+        return
+    if type(key) is not tuple or len(key) != 2:
+        raise _Unsupported(key)
+    t, value = key
+    if t is float:  # by bits: -0.0 is not 0.0, and a nan is itself
+        consts[name], consts["_BITS"] = value, BITS.pack
+        _test(lines, f"type({e}) is float and _BITS({e}) == {name}")
+        return
+    if t not in _STATIC_TYPES:
+        raise _Unsupported(key)
+    consts[name], consts[f"_T{name}"] = value, t
+    _test(lines, f"type({e}) is _T{name} and {e} == {name}")
 
 
 def _floats(items: str, n: int, lines: list[str], outs: list[str], counter: Iterator[int]) -> None:

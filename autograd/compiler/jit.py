@@ -162,6 +162,9 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
                 flat: list[float] = []
                 shapes: tuple[object, ...] | None = tuple(map(shape_of, args, repeat(flat)))
                 key: object = (shapes, ())
+            elif not kwargs:  # static arguments: keyed by type and bits among the shapes
+                shapes, flat = fast_shape(args, static, fn)
+                key = (shapes, ())
             else:
                 shapes = None
                 key, flat = call_key(args, static, kwargs, fn, vg)
@@ -204,7 +207,7 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
                     return fn(*args, **kwargs)
                 out = entry.program(expand(flat) if entry.expand else flat)
         if shapes is not None and not batched:
-            cache.remember(shapes, entry)
+            cache.remember(shapes, entry, static)
         return entry.finish(out, _same)  # type: ignore[return-value]  # the trace's result type (no cast(): a call less)
 
     _caches[jitted] = cache
@@ -302,14 +305,19 @@ class _Cache:
         arguments have its structure and runs its program: a call with that structure
         skips the key and the lookup. One tuple, set at once."""
 
-    def remember(self, shapes: tuple[object, ...], entry: _Entry) -> None:
-        """Make ``entry`` the last one called, for arguments of structure ``shapes``."""
+    def remember(
+        self, shapes: tuple[object, ...], entry: _Entry, static: Collection[int] = _NO_STATIC
+    ) -> None:
+        """Make ``entry`` the last one called, for arguments of structure ``shapes``.
+
+        The arguments at ``static`` are static: their shapes are their keys (`static_key`).
+        """
         last = self.last
         if (last is not None and last[1] is entry) or entry.program is None or entry.expand:
             return
         if not entry.checked:
             finish = None if entry.finish is _flat else entry.finish
-            entry.fast = fast_path(shapes, entry.program, finish, entry.source)
+            entry.fast = fast_path(shapes, entry.program, finish, entry.source, static)
             entry.checked, entry.source = True, None  # compiled: its text is not needed again
         if entry.fast is not None:
             self.last = (entry.fast, entry)

@@ -50,6 +50,7 @@ def call_key(
     Raises:
         HoldsNode: if a traced, static or keyword argument holds a node.
     """
+    shape: tuple[object, list[float]]
     try:
         if static:
             shape = fast_shape(args, static, fn)
@@ -66,7 +67,7 @@ def call_key(
 
 def fast_shape(
     args: tuple[object, ...], static: Collection[int], fn: Callable[..., object]
-) -> tuple[object, list[float]]:
+) -> tuple[tuple[object, ...], list[float]]:
     """The structure and flat inputs for lists, tuples, dicts and floats, with static arguments."""
     flat: list[float] = []
     shape = tuple(
