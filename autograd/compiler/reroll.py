@@ -36,8 +36,6 @@ from itertools import islice
 from autograd.compiler.orders import permute, sink
 from autograd.compiler.stmts import NAME, Stmt
 
-__all__ = ["NAME", "Rolled", "Stmt", "reroll"]  # NAME and Stmt: for the modules reading them here
-
 _SPLIT = re.compile(r"\b([avgkl][0-9]+)\b")
 
 MIN_REPS = 4
