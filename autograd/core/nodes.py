@@ -33,7 +33,10 @@ from typing import (
 import attrs
 
 from autograd.core import pickling as _pickling
+from autograd.core import rulegen
 from autograd.core.context import trace_state
+from autograd.core.convert import NotANumber as NotANumber
+from autograd.core.convert import to_float as to_float
 from autograd.core.floats import (
     abs_float,
     arccos_float,
@@ -64,8 +67,7 @@ from autograd.core.floats import (
     sqrt_float,
     tan_float,
 )
-from autograd.core.holders import ONE_HOLDER, refcount
-from autograd.core.sym import HELPERS, Sym, call, infix, select, sym
+from autograd.core.sym import Sym, call, infix, select
 
 _INF = math.inf
 _NAN = math.nan
@@ -380,66 +382,6 @@ def lift(v: object) -> Node | None:
         raise ValueError(f"an operand {type(v).__name__} {v!r:.60}: {e}") from None
 
 
-class NotANumber(TypeError):
-    """Raised by `to_float` for an object that is not a number at all."""
-
-
-def _is_numpy_bool(v: object) -> bool:
-    t = type(v)  # duck typing: numpy is not a dependency, so it is never imported here
-    return t.__module__ == "numpy" and t.__name__ in ("bool", "bool_")
-
-
-def to_float(v: object) -> float:
-    """``v`` as the float64 it equals: the one place a number becomes a float.
-
-    Floats and ints as always (ints beyond float64 overflow to a signed
-    infinity); other real numbers (NumPy scalars, `fractions.Fraction`,
-    `decimal.Decimal`) only when float64 holds them exactly, so a rounding
-    never happens behind the user's back.
-
-    Raises:
-        TypeError: the reason, for a bool, a complex number or a string;
-            `NotANumber` for anything else that is not a number.
-        ValueError: the reason, for a real number float64 does not hold.
-
-    >>> from fractions import Fraction
-    >>> to_float(Fraction(1, 2)), to_float(10**400)
-    (0.5, inf)
-    >>> to_float(Fraction(1, 3))
-    Traceback (most recent call last):
-    ...
-    ValueError: float64 cannot hold it exactly (the nearest float is 0.3333333333333333): ...
-    """
-    if isinstance(v, bool) or _is_numpy_bool(v):
-        raise TypeError("booleans are not differentiable; pass 1.0 or 0.0")
-    if isinstance(v, float):
-        return float(v)
-    if isinstance(v, int | numbers.Integral):  # numpy.int64 is Integral, not an int
-        return int_to_float(operator.index(v))
-    if isinstance(v, complex | numbers.Complex) and not isinstance(v, numbers.Real):
-        raise TypeError("only real numbers are differentiable")
-    if isinstance(v, str):
-        raise TypeError("strings are not numbers; convert with float()")
-    if not isinstance(v, numbers.Number):
-        raise NotANumber(f"{type(v).__name__} is not a number")
-    return _exact_float(v)
-
-
-def _exact_float(v: numbers.Number) -> float:
-    try:
-        f = float(v)  # type: ignore[arg-type]  # Number does not declare __float__
-        x: object = v  # Number declares no comparisons; every real number has them
-        exact = bool(f == x or (f != f and x != x))  # nan stays nan; numpy returns its own bool
-    except (TypeError, ValueError, ArithmeticError) as e:  # Decimal('sNaN'), Fraction(10**400)
-        raise ValueError(f"it has no float64 value ({e})") from None
-    if not exact:
-        raise ValueError(
-            f"float64 cannot hold it exactly (the nearest float is {f!r}): "
-            "pass float(...) yourself if that rounding is intended"
-        )
-    return f
-
-
 def _as_float(v: float) -> float:
     """Normalise a `Leaf`/`Const` value to a plain float; refuse non-numbers."""
     if type(v) is float:
@@ -621,11 +563,7 @@ class Op(_Arith):
 
 
 _new = object.__new__
-
-
-def _slot_setter(cls: type, name: str) -> Callable[[object, object], None]:
-    setter: Callable[[object, object], None] = cls.__dict__[name].__set__  # attrs slots=True
-    return setter
+_slot_setter = rulegen.slot_setter
 
 
 OPS: dict[str, type[Op]] = {}
@@ -657,14 +595,15 @@ _all_defined = False  # this module's ops refer to each other: completed togethe
 
 def _complete(cls: type[Op]) -> None:
     """Compile an op's float forward and float rule from its definition; make its builder."""
+    kit = _KIT
     if "_forward" not in cls.__dict__:
-        cls._forward = _compiled_forwards[cls] = _compiled_forward(cls)  # type: ignore[method-assign, assignment]  # filled in once
+        cls._forward = rulegen.compiled_forward(cls, kit)  # type: ignore[method-assign, assignment]  # filled in once
     if "vjp_float" in cls.__dict__:  # a hand-written float rule: the sweeps' forms call it
         cls.vjp_accumulate, cls.vjp_push = _accumulate_rule, _push_rule  # type: ignore[method-assign]  # filled in once
     else:
-        cls.vjp_float = _compiled_rule(cls)  # type: ignore[method-assign, assignment]  # filled in once
-        cls.vjp_accumulate = _compiled_accumulate(cls, push=False)  # type: ignore[method-assign]  # filled in once
-        cls.vjp_push = _compiled_accumulate(cls, push=True)  # type: ignore[method-assign]  # filled in once
+        cls.vjp_float = rulegen.compiled_rule(cls, kit)  # type: ignore[method-assign, assignment]  # filled in once
+        cls.vjp_accumulate = rulegen.compiled_accumulate(cls, kit, push=False)  # type: ignore[method-assign]  # filled in once
+        cls.vjp_push = rulegen.compiled_accumulate(cls, kit, push=True)  # type: ignore[method-assign]  # filled in once
     if len(cls.inputs) == 1:
         BUILD1[cls] = _build1(cls)
 
@@ -673,84 +612,9 @@ def undefine(cls: type[Op]) -> None:
     """Forget an op defined after import (a test's throwaway op): the registries drop it."""
     OPS.pop(cls.name, None)
     BUILD1.pop(cls, None)
-    _compiled_forwards.pop(cls, None)
+    rulegen.COMPILED_FORWARDS.pop(cls, None)
     _input_getters.pop(cls, None)
     _VALUE_SLOTS.pop(cls, None)
-
-
-def _template(cls: type[Op], const: bool) -> tuple[Op, dict[Node, Sym]]:
-    """A node of ``cls`` over stand-in inputs, and each stand-in's name in compiled code."""
-    node = _new(cls)
-    names: dict[Node, Sym] = {_self(node): Sym("out", ("out",))}
-    for i, field in enumerate(cls.inputs):
-        x = Const(1.0) if const and i == cls.const_variant else Leaf(1.0)
-        _slot_setter(cls, field)(node, x)
-        names[x] = Sym(field, (field,))
-    return node, names
-
-
-def _compile(
-    cls: type[Op], src: str, name: str, names: Mapping[str, object] | None = None
-) -> Callable[..., object]:
-    namespace = {**HELPERS, "__name__": __name__, "produced_nan": produced_nan, **(names or {})}
-    exec(compile(src, f"<autograd rule {cls.__name__}.{name}>", "exec"), namespace)
-    return cast("Callable[..., object]", namespace[name])
-
-
-_compiled_forwards: dict[type[Op], Callable[[Op], float]] = {}
-"""The ops whose ``_forward`` `define` compiled: their builders have its text written in."""
-
-
-def _compiled_forward(cls: type[Op]) -> Callable[[Op], float]:
-    node, _ = _template(cls, const=False)
-    reads = [f"self.{field}.value" for field in cls.inputs]
-    body = node.forward_source([Sym(r) for r in reads]).src
-    src = (
-        "def _forward(self):\n"
-        f"    v = {body}\n"
-        "    if v != v:\n"
-        "        produced_nan(self)\n"
-        "    return v\n"
-    )
-    return cast("Callable[[Op], float]", _compile(cls, src, "_forward"))
-
-
-def _rule_outputs(cls: type[Op], const: bool) -> tuple[list[Sym | None], set[str]]:
-    """The rule run on `Sym`: each input's cotangent as code (or None), and the names read."""
-    node, names = _template(cls, const)
-    outs = [None if o is None else sym(o) for o in node.vjp(Sym("g", ("g",)), names.__getitem__)]
-    if len(outs) != len(cls.inputs):  # checked once here, so the float sweep need not
-        raise TypeError(
-            f"{cls.__name__}.vjp returns {len(outs)} cotangent(s) for {len(cls.inputs)} input(s)"
-        )
-    return outs, {u for o in outs if o is not None for u in o.uses}
-
-
-def _rule_source(cls: type[Op], const: bool, name: str) -> str:
-    outs, used = _rule_outputs(cls, const)
-    lines = [f"def {name}(self, g):"]
-    if "out" in used:
-        lines.append("    out = self.value")
-    lines += [f"    {f} = self.{f}.value" for f in cls.inputs if f in used]
-    items = ["None" if o is None else o.src for o in outs]
-    lines.append(f"    return ({''.join(i + ', ' for i in items)})")
-    return "\n".join(lines) + "\n"
-
-
-def _compiled_rule(cls: type[Op]) -> Callable[[Op, float], tuple[float | None, ...]]:
-    """``vjp`` on floats, compiled from the rule run on `Sym` (as fast as hand-written code)."""
-    Rule = Callable[[Op, float], tuple[float | None, ...]]
-    plain = cast(Rule, _compile(cls, _rule_source(cls, False, "vjp_float"), "vjp_float"))
-    if cls.const_variant is None:
-        return plain
-    const = cast(Rule, _compile(cls, _rule_source(cls, True, "vjp_float"), "vjp_float"))
-    field = cls.inputs[cls.const_variant]
-    get = operator.attrgetter(field)
-
-    def vjp_float(self: Op, g: float) -> tuple[float | None, ...]:
-        return (const if type(get(self)) is Const else plain)(self, g)
-
-    return vjp_float
 
 
 Push: TypeAlias = Callable[[object], None]
@@ -760,59 +624,22 @@ SHARED = object()
 """Pushed by `Op.vjp_push` after an input that may have other users: its cotangent is in the
 dict, and the sweep must walk the rest of the graph to find where that input comes."""
 
+_KIT = rulegen.Kit(Const, Leaf, SHARED, sys.modules[__name__])
+"""What `rulegen` compiles op code with: this module's constants, leaves and seams."""
+_compiled_forwards = rulegen.COMPILED_FORWARDS
+"""The ops whose ``_forward`` `define` compiled: their builders have its text written in."""
 
-def _accumulate_lines(cls: type[Op], const: bool, push: bool) -> list[str]:
-    """The float rule as statements adding each input's cotangent where it goes."""
-    outs, used = _rule_outputs(cls, const)
-    lines = ["out = self.value"] if "out" in used else []
-    read = [push or o is not None or f in used for f, o in zip(cls.inputs, outs, strict=True)]
-    lines += [f"_in{i} = self.{f}" for i, f in enumerate(cls.inputs) if read[i]]
-    lines += [f"{f} = _in{i}.value" for i, f in enumerate(cls.inputs) if f in used]
-    for i, o in enumerate(outs):
-        x, shared = f"_in{i}", [f"_push(_in{i})", "_push(_SHARED)"]
-        if o is None:  # no cotangent, but its inputs may have one from elsewhere: walked
-            if push:
-                lines += [f"if type({x}) is not Const and type({x}) is not Leaf:", *_indent(shared)]
-            continue
-        add = [
-            f"_g = {o.src}",
-            f"_prev = _cotangents.get({x})",
-            f"_cotangents[{x}] = _g if _prev is None else _prev + _g",
-        ]
-        lines.append(f"_type = type({x})")
-        if not push:
-            lines += ["if _type is not Const:", *_indent(add)]  # a constant's is never read
-            continue
-        lines += [  # the cotangent of an input only this node holds goes on the stack
-            f"if _type is not Const and _type is not Leaf and _refcount({x}) <= _ONE:",
-            f"    _push({x})",
-            f"    _push({o.src})",
-            "elif _type is not Const:",
-            *_indent(add),
-            "    if _type is not Leaf:",
-            *_indent(_indent(shared)),
-        ]
-    return lines or ["pass"]
+_B = TypeVar("_B", bound=Op)
 
 
-def _indent(lines: list[str]) -> list[str]:
-    return [f"    {line}" for line in lines]
+def _build2(cls: type[_B]) -> Callable[[_Arith, _Arith], _B]:
+    """The fast builder of a two-input op (`rulegen.build2`)."""
+    return rulegen.build2(cls, _KIT)
 
 
-def _compiled_accumulate(cls: type[Op], push: bool) -> Callable[..., None]:
-    """``vjp_accumulate`` or ``vjp_push`` compiled from the rule run on `Sym`, as ``vjp_float``."""
-    # named vjp_float as what it is, the float rule: jit's read guard knows rules by that name
-    lines = [f"def vjp_float(self, g, _cotangents{', _push' if push else ''}):"]
-    if cls.const_variant is None:
-        lines += _indent(_accumulate_lines(cls, False, push))
-    else:  # both variants in one function, chosen as `_compiled_rule` chooses
-        lines.append(f"    if type(self.{cls.inputs[cls.const_variant]}) is Const:")
-        lines += _indent(_indent(_accumulate_lines(cls, True, push)))
-        lines.append("    else:")
-        lines += _indent(_indent(_accumulate_lines(cls, False, push)))
-    names = {"Const": Const, "Leaf": Leaf, "_SHARED": SHARED, "_refcount": refcount}
-    names["_ONE"] = ONE_HOLDER
-    return cast("Callable[..., None]", _compile(cls, "\n".join(lines) + "\n", "vjp_float", names))
+def _build1(cls: type[_B]) -> Callable[[_Arith], _B]:
+    """The fast builder of a one-input op (`rulegen.build1`)."""
+    return rulegen.build1(cls, _KIT)
 
 
 def _accumulate_rule(self: Op, g: float, cotangents: dict[Node, float]) -> None:
@@ -1764,70 +1591,6 @@ Node: TypeAlias = (
 
 Scalar: TypeAlias = float | Node
 """What ops and loss functions take and return: a plain number or a node."""
-
-
-# --- fast construction ---
-# `Add(x, y)` runs attrs' generated __init__, which sets each field through
-# `object.__setattr__` and then calls the `value` default. The operators build
-# the same objects with the fields' own slot setters and the class's own
-# `_forward`: the same node, about a third cheaper (see bench/README.md).
-_B = TypeVar("_B", bound=Op)
-
-
-def _build2(cls: type[_B]) -> Callable[[_Arith, _Arith], _B]:
-    if cls in _compiled_forwards:
-        return cast("Callable[[_Arith, _Arith], _B]", _inlined_build(cls))
-    set_x, set_y = _slot_setter(cls, "x"), _slot_setter(cls, "y")
-    set_value, forward = _slot_setter(cls, "value"), cls._forward
-
-    def build(x: _Arith, y: _Arith) -> _B:  # every _Arith is a Node
-        node = _new(cls)
-        set_x(node, x)
-        set_y(node, y)
-        set_value(node, forward(node))
-        if on_build is not None:
-            on_build(node)
-        return node
-
-    return build
-
-
-def _build1(cls: type[_B]) -> Callable[[_Arith], _B]:
-    if cls in _compiled_forwards:
-        return cast("Callable[[_Arith], _B]", _inlined_build(cls))
-    set_x, set_value, forward = _slot_setter(cls, "x"), _slot_setter(cls, "value"), cls._forward
-
-    def build(x: _Arith) -> _B:
-        node = _new(cls)
-        set_x(node, x)
-        set_value(node, forward(node))
-        if on_build is not None:
-            on_build(node)
-        return node
-
-    return build
-
-
-def _inlined_build(cls: type[Op]) -> Callable[..., Op]:
-    """A builder with the compiled forward's text written in: one call a node, not two."""
-    xs = [f"_x{i}" for i in range(len(cls.inputs))]
-    node, _ = _template(cls, const=False)
-    body = node.forward_source([Sym(f"{x}.value") for x in xs]).src
-    lines = [f"def build({', '.join(xs)}):", "    _node = _new(_cls)"]
-    lines += [f"    _set{i}(_node, {x})" for i, x in enumerate(xs)]
-    lines += [
-        f"    _v = {body}",
-        "    if _v != _v:",
-        "        produced_nan(_node)",
-        "    _set_value(_node, _v)",
-        "    if _hooks.on_build is not None:",  # `debug_nans` sets it on this module
-        "        _hooks.on_build(_node)",
-        "    return _node",
-    ]
-    names: dict[str, object] = {"_new": _new, "_cls": cls, "_hooks": sys.modules[__name__]}
-    names.update({f"_set{i}": _slot_setter(cls, f) for i, f in enumerate(cls.inputs)})
-    names["_set_value"] = _slot_setter(cls, "value")
-    return cast("Callable[..., Op]", _compile(cls, "\n".join(lines) + "\n", "build", names))
 
 
 def _const(value: float) -> Const:
