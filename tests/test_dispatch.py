@@ -5,9 +5,9 @@ same way, with their floats in the same order, and nothing else."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import repeat
-from typing import cast
+from typing import NamedTuple, cast
 
 import pytest
 from hypothesis import assume, given, settings
@@ -28,6 +28,22 @@ class MyStr(str):
     """A str subclass as a dict key: the general path keys it apart from a str."""
 
     __slots__ = ()
+
+
+class Config(NamedTuple):
+    """A named tuple, a common static argument: keyed item by item, apart from a tuple."""
+
+    n: int
+    act: str
+
+
+class Reversed(tuple[int, ...]):
+    """A tuple whose iteration is not its items in order: no check is written for it."""
+
+    __slots__ = ()
+
+    def __iter__(self) -> Iterator[int]:
+        return reversed(tuple(super().__iter__()))
 
 
 LEAVES = st.one_of(
@@ -317,6 +333,9 @@ def scaled(x: Scalar, s: object) -> Scalar:
 
 STATIC_VALUES: list[object] = ["relu", "tanh", "", MyStr("relu"), 0, 1, -1, 2**70, True, False]
 STATIC_VALUES += [None, 0.0, -0.0, 1.0, math.nan, math.inf, 5e-324, (1, 2), frozenset({1})]
+STATIC_VALUES += [(), (1,), (1.0,), (True,), (-0.0,), (0.0,), (math.nan,), (1, 2.0), (1, (2, "a"))]
+STATIC_VALUES += [(1, (2.0, "a")), ((),), Config(1, "relu"), Config(1, "tanh"), (1, "relu")]
+STATIC_VALUES += [(1, frozenset({1})), Reversed((1, 2)), (MyStr("relu"),), (None, 2**70)]
 STATICS = st.sampled_from(STATIC_VALUES)
 
 
@@ -361,6 +380,23 @@ def test_a_repeated_static_call_skips_the_general_key(monkeypatch: pytest.Monkey
 
 def test_static_values_of_other_types_take_the_general_key() -> None:
     f = ag.jit(scaled, static_argnums=1)
-    for s in [(1, 2), frozenset({1}), 1 + 2j, MyStr("a")]:
+    for s in [frozenset({1}), 1 + 2j, MyStr("a"), (1, frozenset({1})), Reversed((1, 2))]:
         assert f(2.0, s) == scaled(2.0, s)
         assert _jit._caches[f].entries[next(reversed(_jit._caches[f].entries))].fast is None
+
+
+def test_tuples_and_named_tuples_are_checked_item_by_item() -> None:
+    f = ag.jit(scaled, static_argnums=1)
+    for s in [(1, ("relu", 2.0)), Config(2, "relu")]:
+        assert f(2.0, s) == scaled(2.0, s)
+        last = _jit._caches[f].last
+        assert last is not None
+        assert last[0]((2.0, s)) == scaled(2.0, s)
+    fast = cast("tuple[dispatch.Fast, object]", _jit._caches[f].last)[0]
+    for other in [
+        (2, "relu"),
+        Config(2, "tanh"),
+        Config._make((2.0, "relu")),
+        Config(True, "relu"),
+    ]:
+        assert fast((2.0, other)) is dispatch.MISS

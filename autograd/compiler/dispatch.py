@@ -155,7 +155,13 @@ def _fused(
     ret = body.pop()
     if not (ret.startswith("    return (") and ret.endswith(")")):
         return None
-    mine = {"args", _MISS, _FIN, *consts, *re.findall(r"\b(?:a|_[fvsk])[0-9]+\b", "\n".join(lines))}
+    mine = {
+        "args",
+        _MISS,
+        _FIN,
+        *consts,
+        *re.findall(r"\b(?:a|_[fvskt])[0-9]+\b", "\n".join(lines)),
+    }
     if any(name in namespace for name in mine):  # a helper of the program would be shadowed
         return None
     loads = {i: m for i, m in enumerate(map(_LOAD.fullmatch, body)) if m is not None}
@@ -194,7 +200,7 @@ def _check_lines(
     try:
         for i, (name, shape) in enumerate(zip(names, shapes, strict=True)):
             if i in static:
-                _static(name, shape, lines, consts)
+                _static(name, shape, lines, consts, counter)
             else:
                 _write(name, shape, lines, outs, counter, consts)
     except _Unsupported:
@@ -263,17 +269,35 @@ def _write(
 
 _STATIC_TYPES = (int, bool, type(None))
 """Static values a check compares with ``==`` after their exact type (`keys.static_key`
-keys them as ``(type, value)``); a ``str`` is its own key, a ``float`` its bits."""
+keys them as ``(type, value)``); a ``str`` is its own key, a ``float`` its bits, a
+``tuple`` (or a named tuple) its items' keys."""
 
 
-def _static(e: str, key: object, lines: list[str], consts: dict[str, object]) -> None:
+def _static(
+    e: str, key: object, lines: list[str], consts: dict[str, object], counter: Iterator[int]
+) -> None:
     """Check that the static argument named ``e`` is the value keyed ``key``."""
     name = f"_C{len(consts)}"
     if type(key) is str:
         consts[name] = key
         _test(lines, f"type({e}) is str and {e} == {name}")
         return
-    if type(key) is not tuple or len(key) != 2:
+    if type(key) is not tuple or not key:
+        raise _Unsupported(key)
+    t = key[0]
+    if isinstance(t, type) and issubclass(t, tuple):  # keyed item by item: checked so
+        if t.__iter__ is not tuple.__iter__ or t.__len__ is not tuple.__len__:
+            raise _Unsupported(key)  # its items might not be what its length says
+        consts[name] = t
+        items = key[1:]
+        _test(lines, f"type({e}) is {name} and len({e}) == {len(items)}")
+        xs = [f"_t{next(counter)}" for _ in items]
+        if xs:
+            lines.append(f"    {', '.join(xs)}, = {e}")
+        for x, item in zip(xs, items, strict=True):
+            _static(x, item, lines, consts, counter)
+        return
+    if len(key) != 2:
         raise _Unsupported(key)
     t, value = key
     if t is float:  # by bits: -0.0 is not 0.0, and a nan is itself
