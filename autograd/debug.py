@@ -19,7 +19,7 @@ import weakref
 from collections.abc import Callable, Collection, Iterator, Mapping, MutableMapping, Sequence
 from types import FrameType
 
-from autograd.core import nodes as _nodes
+from autograd.core import base as _seams
 from autograd.core.context import debug_sites, tracing
 from autograd.core.nodes import Node, V, _Arith, parents
 
@@ -74,10 +74,10 @@ def _install() -> None:
     with _lock:
         _active += 1
         if _active == 1:
-            _nodes.on_build = _record
+            _seams.on_build = _record
         # kept after the block: a context copied inside it keeps checking (forward_nan
         # reads that context's debug_sites), and it runs only when a value is nan
-        _nodes.on_nan = forward_nan
+        _seams.on_nan = forward_nan
 
 
 def _uninstall() -> None:
@@ -85,7 +85,7 @@ def _uninstall() -> None:
     with _lock:
         _active -= 1
         if _active == 0:
-            _nodes.on_build = None
+            _seams.on_build = None
 
 
 def _record(node: _Arith) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 import autograd as ag
 from autograd import Node, Scalar
-from autograd.core import nodes as _nodes
+from autograd.core import base as _seams
 
 HERE = r"test_debug\.py:\d+"
 
@@ -129,7 +129,7 @@ def test_a_copied_context_inherits_debugging() -> None:
 
 
 def _build_hook() -> object:
-    return _nodes.on_build  # read through a call: mypy would narrow the attribute
+    return _seams.on_build  # read through a call: mypy would narrow the attribute
 
 
 def test_nested_blocks_leave_the_node_classes_alone_and_exit_restores_the_hook() -> None:

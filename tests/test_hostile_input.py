@@ -27,6 +27,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import autograd as ag
+import autograd.core.base as base
 import autograd.core.nodes as nodes
 from autograd import Add, Const, Exp, Leaf, Log, Mul, Node, Pow, Relu, Scalar, Sigmoid, Tanh
 from autograd.pytree import flatten, flatten_any, unflatten
@@ -351,13 +352,13 @@ def test_pickle_of_a_wide_dag_writes_each_node_once() -> None:
 
 def counting_inputs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     calls = [0]
-    inputs = nodes._inputs
+    inputs = base._inputs
 
-    def counted(node: nodes._Arith) -> tuple[nodes._Arith, ...]:
+    def counted(node: base._Arith) -> tuple[base._Arith, ...]:
         calls[0] += 1
         return inputs(node)
 
-    monkeypatch.setattr(nodes, "_inputs", counted)
+    monkeypatch.setattr(base, "_inputs", counted)
     return calls
 
 

@@ -100,6 +100,7 @@ LAYERS = [
     },
     {"autograd.core.context"},
     {"autograd.core.rulegen"},
+    {"autograd.core.base"},
     {"autograd.core.nodes"},
     {"autograd.core.batching"},
     {"autograd.core.functions", "autograd.debug"},
