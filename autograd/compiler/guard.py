@@ -34,6 +34,9 @@ _TRUSTED_MODULES = frozenset(
     {
         "autograd.core.base",
         "autograd.core.nodes",
+        "autograd.core.rules",
+        "autograd.core.ops",
+        "autograd.core.more_ops",
         "autograd.core.rulegen",
         "autograd.core.functions",
         "autograd.compiler.codegen",

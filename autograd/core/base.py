@@ -2,7 +2,8 @@
 
 `_Arith` gives every node class its operators (``x + 1.0`` lifts the number
 to a shared `Const` and builds an `Add`); `Op` is what an op class declares
-(`autograd.core.nodes` holds the op classes, their rule vocabulary and `define`).
+(the op classes are in `autograd.core.ops` and `more_ops`, their rule vocabulary
+in `rules`, `define` in `define`).
 The operators build through `_add`, `_mul`, `_div` and `_pow`, which `nodes`
 sets once its op classes exist: this module is below them and cannot name them.
 
@@ -370,7 +371,7 @@ class Op(_Arith):
     - its input fields (``attrs.field(converter=_input)``) and ``value`` (``init=False``);
     - ``impl``, the float forward (a never-raising float64 helper), or ``infix``;
     - ``vjp(self, g, p)``, the derivative rule, written once over the scalar ``S``
-      with the vocabulary of this module (operators, `divide`, `power`, `where`,
+      with the vocabulary of `autograd.core.rules` (operators, `divide`, `power`, `where`,
       `le`, ...; a choice on values is a `where`, never a Python ``if``);
     - ``name`` (the public function, the expression grammar's word) and ``label``
       (drawings).
