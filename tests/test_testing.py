@@ -282,14 +282,18 @@ def test_without_sharing_every_subexpression_has_one_user(p: Program) -> None:
 
 
 def test_programs_can_share_subexpressions() -> None:
-    from hypothesis import find
+    from hypothesis import find, settings
 
     def shares(p: Program) -> bool:
         tree = expr_to_tree(p.expr)
         uses = [a for node in tree if isinstance(node, dict) for a in node.get("args", [])]  # type: ignore[union-attr]  # args lists
         return len(uses) != len(set(uses))
 
-    p = find(programs(ops=["tanh", "*"]), shares)
+    # derandomized, no example database: the shrinker's result would otherwise vary by run
+    # (a fresh clone once stopped at `tanh(tanh(x) * tanh(x))`, four nodes)
+    p = find(
+        programs(ops=["tanh", "*"]), shares, settings=settings(derandomize=True, database=None)
+    )
     assert len(expr_to_tree(p.expr)) == 3  # t = tanh(leaf); t * t
 
 
