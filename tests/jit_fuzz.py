@@ -32,6 +32,7 @@ import attrs
 
 import autograd as ag
 from autograd.compiler import codegen as _codegen
+from autograd.compiler import periods as _periods
 from autograd.compiler import reroll as _reroll
 from autograd.core.functions import BINARY_FUNCTIONS, FUNCTIONS
 from autograd.core.nodes import Scalar
@@ -113,7 +114,7 @@ def make_case(seed: int) -> Case:
     program: list[Instr] = []
     size = n
     for _ in range(rng.randint(0, 10)):
-        if rng.random() < 0.15:  # a loop: repeated statements, which `reroll` makes a loop again
+        if rng.random() < (0.5 if PERIODS else 0.15):  # a loop, which `reroll` makes a loop again
             ins, size = _loop(rng, size, program[-1] if program else None)
             if POINTS and rng.random() < 0.5:  # a loss over points: a sum of the iterations'
                 ins, size = ("m", ins[1], ins[2], rng.choice(["sum", "mean"])), size + 1
@@ -148,6 +149,11 @@ POINTS = False
 """Make half the loops sums over their iterations, as a loss over data points is
 (`--points`): a balanced sum whose additions `orders.sink` moves after the points.
 Off by default, so the default cases stay what they were for each seed."""
+
+
+PERIODS = False
+"""Loops of 8 to 16 iterations, and `compiler.periods` rolling every run of nodes it
+finds, however small (`--periods`). Off by default, as `POINTS` is."""
 
 
 def check(case: Case) -> str | None:
@@ -250,7 +256,7 @@ def _loop(rng: random.Random, size: int, before: Instr | None) -> tuple[Instr, i
         twin = True
         reps, period = cast(int, before[1]), len(cast("tuple[Instr, ...]", before[2]))
     else:
-        reps, period = rng.randint(2, 6), rng.randint(1, 4)
+        reps, period = rng.randint(8, 16) if PERIODS else rng.randint(2, 6), rng.randint(1, 4)
     body: list[Instr] = []
     for b in range(period):
         pick = functools.partial(_body_operand, rng, size, b, period, reps if twin else 0)
@@ -342,6 +348,12 @@ def every_run() -> None:
     _reroll.STRIDE = 1
 
 
+def every_period() -> None:
+    """Make `compiler.periods` roll every run of nodes it finds (it waits for big graphs)."""
+    _periods.MIN_NODES = 0
+    _periods.MIN_LOOPED = 1
+
+
 def long_periods() -> None:
     """Make `reroll` find every period through its windows (`reroll._Windows`), searched
     at every position."""
@@ -369,9 +381,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--long", action="store_true", help="with --reroll: find periods through windows"
     )
+    parser.add_argument(
+        "--periods",
+        action="store_true",
+        help="longer loops, each run of nodes rolled before statements are written",
+    )
     ns = parser.parse_args(argv)
-    global POINTS  # a script's switch, read by make_case
-    POINTS = ns.points
+    global POINTS, PERIODS  # a script's switches, read by make_case
+    POINTS, PERIODS = ns.points, ns.periods
+    if ns.periods:
+        every_period()
     if ns.long:
         long_periods()
     if ns.chunk is not None:

@@ -20,6 +20,7 @@ import pytest
 
 import autograd as ag
 from autograd.compiler import codegen as _codegen
+from autograd.compiler import periods as _periods
 from autograd.compiler import reroll as _reroll
 from autograd.compiler.stmts import Stmt
 from autograd.core.nodes import NODE, Node, Scalar, Sigmoid
@@ -79,6 +80,32 @@ def test_jit_agrees_with_eager_when_every_repeated_run_is_a_loop(
     assert loops > 300  # the cases' loops (and backward sweeps over them) became loops
 
 
+@pytest.mark.parametrize("statements", ["as written", "rerolled, in chunks of 3"])
+def test_jit_agrees_with_eager_when_runs_of_nodes_roll_before_their_statements(
+    monkeypatch: pytest.MonkeyPatch, statements: str
+) -> None:
+    monkeypatch.setattr(jit_fuzz, "PERIODS", True)  # `jit_fuzz --periods`: longer loops,
+    monkeypatch.setattr(_periods, "MIN_NODES", 0)  # each run of nodes rolled in the graph
+    monkeypatch.setattr(_periods, "MIN_LOOPED", 1)
+    if statements != "as written":  # and what is left rolled by `reroll`, split into chunks
+        monkeypatch.setattr(_codegen, "REROLL_FROM", 0)
+        monkeypatch.setattr(_reroll, "MIN_REPS", 2)
+        monkeypatch.setattr(_reroll, "MIN_STATEMENTS", 2)
+        monkeypatch.setattr(_codegen, "CHUNK", 3)
+    loops = 0
+    link = _codegen.Program.link
+
+    def counting(self: _codegen.Program, outputs: Sequence[str]) -> object:
+        nonlocal loops
+        run = link(self, outputs)
+        loops += sum(src.startswith("def bwd_loop") for src in self.sources)
+        return run
+
+    monkeypatch.setattr(_codegen.Program, "link", counting)
+    assert list(disagreements(range(6000, 6800))) == []
+    assert loops > 40  # runs rolled forward and backward (about 55 in these cases)
+
+
 def test_most_fuzz_cases_compare_rather_than_skip() -> None:
     outcomes = [jit_fuzz.check(jit_fuzz.make_case(seed)) for seed in range(500)]
     assert outcomes.count(None) > 400  # a skip is an eager call that raised in Python
@@ -87,7 +114,13 @@ def test_most_fuzz_cases_compare_rather_than_skip() -> None:
 @pytest.mark.parametrize("hash_seed", HASH_SEEDS)
 def test_jit_fuzz_agrees_under_hash_seed(hash_seed: str) -> None:
     env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-    for extra in ([], ["--chunk", "4"], ["--reroll"], ["--reroll", "--depth", "--chunk", "3"]):
+    for extra in (
+        [],
+        ["--chunk", "4"],
+        ["--reroll"],
+        ["--reroll", "--depth", "--chunk", "3"],
+        ["--periods", "--count", "200"],
+    ):
         done = subprocess.run(
             [sys.executable, str(FUZZ), "--count", "400", "--seed", "7000", *extra],
             env=env,

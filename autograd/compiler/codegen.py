@@ -22,12 +22,13 @@ from typing import cast
 
 import attrs
 
-from autograd.compiler import orders, pack, reroll
+from autograd.compiler import orders, pack, periods, reroll
 from autograd.compiler.stmts import NAME, Stmt
 from autograd.core.batching import is_batch_sum
 from autograd.core.nodes import (
     COMPARE_SYMBOLS,
     PLAIN,
+    VARIABLE_ONE,
     Const,
     Leaf,
     Node,
@@ -119,8 +120,12 @@ class Program:
         budget: int,
         floats: Sequence[Node] = (),
         batch: Dialect | None = None,
+        rolls: bool = True,
     ) -> None:
         """Statements over ``inputs``; ``floats`` are those that are plain numbers when eager.
+
+        With ``rolls``, a scalar program's long runs of repeated nodes are written
+        as loops from the start (`compiler.periods`).
 
         Compiled code reproduces the eager call: what is a float there (a
         non-differentiated argument, anything computed from floats alone) is
@@ -157,6 +162,9 @@ class Program:
         self.written: list[object] = []  # per statement: the shared form it came from, or None
         self.spans: list[tuple[int, int]] = []  # the statements `forward` wrote (`orders.sink`)
         self._forward_forms: dict[tuple[object, ...], _Form] = {}  # see `_operands`
+        self.rolls = rolls and batch is None
+        self.periods: dict[Node, list[periods.Period]] = {}  # per output: the runs it rolled
+        self.loops: dict[str, Callable[[], str]] = {}  # their loops' sources, written at `link`
         self._rule_forms: dict[tuple[object, ...], list[_Form | None]] = {}
 
     def const(self, value: float) -> str:
@@ -188,19 +196,125 @@ class Program:
         start = len(self.stmts)
         for out in outputs:
             order = toposort(out, stop=names.keys())
+            found: list[periods.Period] = []
             if len(names) == len(self.input_names):  # stopped only at inputs: reusable
                 self.orders[out] = order
+                if self.rolls and len(order) >= periods.MIN_NODES:
+                    found = periods.find(*self._node_forms(order))
             self._check(len(order))
-            for node, ins in order:
-                if node in names:
+            # where a run's first iterations start: their statements are compared there
+            marks = {per.first(q): per for per in found for q in range(periods.HEAD + 1)}
+            at: dict[int, int] = {}
+            rolled = []
+            p = 0
+            for e in [*sorted(marks), len(order)]:
+                for node, ins in order[p:e]:
+                    if node in names:
+                        continue
+                    # how the eager call holds it (`nodes.eager_kind`): a plain float, or not
+                    if kind_in_order(node, ins, plain, kinds) == PLAIN and ins:
+                        floats.add(node)
+                    if batched and ins:
+                        self._batch(node, ins)
+                    names[node] = self._forward(node, ins, f"v{len(names)}")
+                p = e
+                per = marks.get(e)
+                if per is None:
                     continue
-                # how the eager call holds it (`nodes.eager_kind`): a plain float, or not
-                if kind_in_order(node, ins, plain, kinds) == PLAIN and ins:
-                    floats.add(node)
-                if batched and ins:
-                    self._batch(node, ins)
-                names[node] = self._forward(node, ins, f"v{len(names)}")
+                at[e] = len(self.stmts)
+                if e == per.first(periods.HEAD) and self._loop_forward(order, per, at):
+                    rolled.append(per)
+                    p = per.first(per.count - periods.TAIL)
+            if rolled:
+                self.periods[out] = rolled
         self.spans.append((start, len(self.stmts)))
+
+    def _node_forms(
+        self, order: list[tuple[Node, tuple[Node, ...]]]
+    ) -> tuple[list[int], list[list[int]]]:
+        """Per node of ``order``, its form and its operands' positions: what `periods.find` reads.
+
+        The form is what the node's statements depend on but its operands' names.
+        """
+        at: dict[Node, int] = {}
+        ids: dict[object, int] = {}
+        intern = ids.setdefault
+        forms: list[int] = []
+        operands: list[list[int]] = []
+        for p, (node, ins) in enumerate(order):
+            at[node] = p
+            kind = type(node)
+            if ins:
+                ops = [at[x] for x in ins]
+                if len(ops) > 1 and len(set(ops)) < len(ops):  # an input used twice
+                    once = list(dict.fromkeys(ops))
+                    key: object = (kind, tuple([once.index(j) for j in ops]))
+                    ops = once
+                else:
+                    key = (kind, len(ops))
+                if cast(Op, node).static_fields:
+                    key = (key, _static(node))
+            elif kind is Const:  # a constant's bits; an inner transform's 1.0 is not any 1.0
+                key = (struct.pack("<d", node.value), node is VARIABLE_ONE)
+                ops = []
+            else:  # an input: never the same
+                key = -1 - p
+                ops = []
+            forms.append(intern(key, len(ids)))
+            operands.append(ops)
+        return forms, operands
+
+    def _iteration(
+        self, order: list[tuple[Node, tuple[Node, ...]]], per: periods.Period, q: int
+    ) -> list[Node]:
+        return [x for x, _ in order[per.first(q) : per.first(q + 1)]]
+
+    def _loop_forward(
+        self, order: list[tuple[Node, tuple[Node, ...]]], per: periods.Period, at: dict[int, int]
+    ) -> bool:
+        """Write a run's looped iterations as a call of one loop, if their statements agree.
+
+        The `HEAD` iterations before are written: the last two must have the same
+        `periods.shape`, their nodes the same names' roles and the same kinds.
+        Names are given to the last looped iteration's nodes, which the tail reads.
+        """
+        head, names = periods.HEAD, self.names
+        bounds = [at[per.first(q)] for q in range(head + 1)]
+        its = [self.stmts[bounds[q] : bounds[q + 1]] for q in range(head)]
+        shapes = []
+        for q in (head - 2, head - 1):
+            roles = periods.own_roles(its[q], its[q - 1])
+            nodes = self._iteration(order, per, q)
+            slots = tuple([roles.get(names[x], names[x]) for x in nodes])
+            shapes.append((periods.shape(its[q], roles), slots, [x in self.floats for x in nodes]))
+        slots = shapes[1][1]
+        if shapes[0] != shapes[1] or any(type(r) is tuple and r[0] == "c" for r in slots):
+            return False  # a node named as the previous iteration's value: not kept in a loop
+        roles = periods.own_roles(its[head - 1], its[head - 2])
+        loop = periods.ForwardLoop(
+            f"fwd_loop{len(self.loops)}", its[head - 1], roles, slots, per.looped
+        )
+        call = f"g{len(self.stmts)}"
+        args = list(loop.params)
+        self.emit(call, f"{loop.name}({', '.join(args)})", tuple(args))
+        self.loops[loop.name] = loop.write  # once the backward sweep chose what it keeps
+        per.loop = (loop, call)
+        unpacked: dict[int, str] = {}
+        like = self._iteration(order, per, head - 1)
+        for j, node in enumerate(self._iteration(order, per, per.count - periods.TAIL - 1)):
+            slot = slots[j]
+            if type(slot) is tuple:
+                name = unpacked.get(slot[1])
+                if name is None:
+                    name = unpacked[slot[1]] = f"v{len(names)}"
+                    self.emit(name, f"{call}[{loop.finals.index(slot[1])}]", (call,))
+            else:
+                name = cast(str, slot)
+            names[node] = name
+            self.kinds[node] = self.kinds[like[j]]
+            if like[j] in self.floats:
+                self.floats.add(node)
+        return True
 
     def _batch(self, node: Node, ins: tuple[Node, ...]) -> None:
         """Record the batch ``node`` varies over: its inputs', none for a `batch_sum`."""
@@ -344,9 +458,10 @@ class Program:
         ready: list[Node] = []  # variables whose cotangents are complete, not yet summed
         group = _sum_group(max(self.sizes, default=1))
         if not self.batch_of:  # one number per node: the sweep alone
-            for node, ins in reversed(order):
-                if ins and node in needs and node in cot:  # not in cot: only a comparison reads it
-                    self._vjp(node, ins, cot, needs)
+            found = self.periods.get(root, [])
+            if self.periods and not (found and order is self.orders.get(root)):
+                raise periods.Unrolled  # this sweep reaches nodes the forward pass rolled
+            self._sweep(order, found, cot, needs)
             return [cot.get(x, "0.0") for x in wrt]
         for node, ins in reversed(order):
             if ins and self.vcot:  # a variable's sums wait for the end: nothing reads them before
@@ -360,6 +475,107 @@ class Program:
         if self.vcot:
             self._sum_variables_over_batches(wrt, cot)
         return [cot.get(x, "0.0") for x in wrt]
+
+    def _sweep(
+        self,
+        order: list[tuple[Node, tuple[Node, ...]]],
+        found: list[periods.Period],
+        cot: dict[Node, str],
+        needs: set[Node],
+    ) -> None:
+        """The sweep of a scalar program; a run the forward pass rolled is rolled here too.
+
+        Its `TAIL` iterations are swept as usual; where each begins, the
+        cotangents the iteration after it left are recorded (`_loop_backward`).
+        """
+        tail = periods.TAIL
+        marks = {
+            per.first(q + 1) - 1: (per, q)  # the sweep of iteration q starts at its last node
+            for per in found
+            for q in range(per.count - tail - 1, per.count)
+        }
+        at: dict[int, tuple[int, list[str | None]]] = {}
+        p = len(order)
+        for e in [*sorted(marks, reverse=True), -1]:
+            for node, ins in reversed(order[e + 1 : p]):
+                if ins and node in needs and node in cot:  # not in cot: only a comparison reads it
+                    self._vjp(node, ins, cot, needs)
+            p = e + 1
+            if e < 0:
+                break
+            per, q = marks[e]
+            left = [cot.get(x) for x in self._iteration(order, per, q)]
+            at[q] = (len(self.stmts), left + [cot.get(order[f][0]) for f in per.fixed])
+            if q == per.count - tail - 1:
+                self._loop_backward(order, per, at, cot, needs)
+                p = per.first(periods.HEAD)
+
+    def _loop_backward(
+        self,
+        order: list[tuple[Node, tuple[Node, ...]]],
+        per: periods.Period,
+        at: dict[int, tuple[int, list[str | None]]],
+        cot: dict[Node, str],
+        needs: set[Node],
+    ) -> None:
+        """Sweep a run's looped iterations as a call of one loop, or raise `periods.Unrolled`.
+
+        ``at[q]``: where iteration q's sweep began, and the cotangents the one
+        after it left (its nodes', the fixed nodes'). The first two tail
+        iterations must have the same `periods.shape`, leave cotangents of the
+        same roles, and need the same nodes as every looped one.
+        """
+        names, t = self.names, per.count - periods.TAIL  # t: the template, swept last
+
+        def stmts(q: int) -> list[Stmt]:
+            return self.stmts[at[q][0] : at[q - 1][0]]
+
+        def roles(q: int) -> dict[str, periods.Role]:
+            return periods.backward_roles(
+                stmts(q),
+                stmts(q + 1),
+                [names[x] for x in self._iteration(order, per, q)],
+                [names[x] for x in self._iteration(order, per, q - 1)],
+            )
+
+        shapes = []
+        for q in (t + 1, t):
+            rs = roles(q)
+            left = tuple([None if g is None else rs.get(g, g) for g in at[q - 1][1]])
+            needed = [x in needs for x in self._iteration(order, per, q)]
+            shapes.append((periods.shape(stmts(q), rs), left, needed))
+        state = shapes[1][1]
+        if shapes[0] != shapes[1] or any(type(r) is tuple and r[0] == "c" for r in state):
+            raise periods.Unrolled
+        looped = [x in needs for x, _ in order[per.first(periods.HEAD) : per.first(t)]]
+        if looped != shapes[1][2] * per.looped:
+            raise periods.Unrolled
+        assert per.loop is not None  # `forward` rolled it
+        forward, call = per.loop
+        heads = [names[x] for x in self._iteration(order, per, periods.HEAD - 1)]
+        back = periods.BackwardLoop(
+            f"bwd_loop{len(self.loops)}", stmts(t), roles(t), forward, call, heads
+        )
+        finals = list(dict.fromkeys(back.expr(r) for r in state if type(r) is tuple))
+        self.loops[back.name] = functools.partial(back.write, finals)
+        target = f"g{len(self.stmts)}"
+        args = list(back.params)
+        uses = tuple(dict.fromkeys(u for a in args for u in NAME.findall(a)))
+        self.emit(target, f"{back.name}({', '.join(args)})", uses)
+        got: dict[str, str] = {}
+        nodes = self._iteration(order, per, periods.HEAD - 1) + [order[f][0] for f in per.fixed]
+        for x, r in zip(nodes, state, strict=True):
+            if r is None:
+                cot.pop(x, None)
+            elif type(r) is str:
+                cot[x] = r
+            else:
+                e = back.expr(cast(periods.Role, r))
+                name = got.get(e)
+                if name is None:
+                    name = got[e] = f"g{len(self.stmts)}"
+                    self.emit(name, f"{target}[{finals.index(e)}]", (target,))
+                cot[x] = name
 
     @staticmethod
     def _completions(
@@ -504,8 +720,8 @@ class Program:
         is the same under every hash seed.
         """
         names = [self.const(0.0) if o == "0.0" else o for o in outputs]
-        namespace_extra: dict[str, object] = {}
         self.sources.clear()
+        namespace_extra = self._loop_functions()
         if self.batch is not None:
             namespace_extra, varying = self._rewrite(self.batch)
             if self.batch.index is not None and self.batch.pack_rows >= pack.MIN_ROWS:
@@ -528,7 +744,8 @@ class Program:
                 for start, end in self.spans:
                     movable[start:end] = [True] * (end - start)
                 rolled = reroll.reroll(self.stmts, names, HELPERS, self.written, movable)
-            self.stmts, namespace_extra = rolled.stmts, rolled.loops
+            self.stmts = rolled.stmts
+            namespace_extra.update(rolled.loops)
             self.sources += rolled.sources
             if len(self.stmts) <= CHUNK:
                 returns = rolled.returns
@@ -593,6 +810,17 @@ class Program:
             # reads R only: the caller's fresh list of inputs is R (a list of floats is one)
             return cast(Callable[[list[float]], tuple[float, ...]], fns[0])
         return _run_chunks(fns, list(self.const_values), len(slots), [slots[o] for o in names])
+
+    def _loop_functions(self) -> dict[str, object]:
+        """The loops of rolled runs (`periods`), compiled: globals their calls read."""
+        out: dict[str, object] = {}
+        for name, write in self.loops.items():
+            src = write()
+            namespace = {**HELPERS, **periods.LOOP_GLOBALS}
+            exec(compile(src, "<autograd.jit loop>", "exec"), namespace)
+            out[name] = namespace.pop(name)
+            self.sources.append(src)
+        return out
 
     def _rewrite(self, batch: Dialect) -> tuple[dict[str, object], set[str]]:
         """Rewrite the statements that read a varying input to the batch dialect.

@@ -51,6 +51,7 @@ from autograd.compiler.keys import (
     shape_of,
     slow_shape,
 )
+from autograd.compiler.periods import Unrolled
 from autograd.core.batching import BatchedList, Example
 from autograd.core.batching import hook as batch_hook
 from autograd.core.context import TraceState, debug_sites, nesting, trace_state
@@ -540,16 +541,16 @@ def _trace(
         )
         inputs = [*inputs, *bt.leaves]
         plain += bt.leaves
-    program = Program(inputs, BUDGET, floats=plain, batch=batch)
     try:
         if batch is not None and bt is not None:
             result, columns = _columns(result)
         with collector.paused():  # millions of objects, none in a cycle (`compiler.collector`)
-            program.guards(state.guards)
-            if vg is None:
-                entry = _compile_plain(program, result, fn, columns)
-            else:
-                entry = _compile_grad(program, vg, wrt_nums, result, wrt, trees, columns)
+            try:
+                program = Program(inputs, BUDGET, floats=plain, batch=batch)
+                entry = _compile(program, vg, wrt_nums, result, fn, wrt, trees, columns, state)
+            except Unrolled:  # a run the forward pass rolled that the sweep cannot: none rolled
+                program = Program(inputs, BUDGET, floats=plain, batch=batch, rolls=False)
+                entry = _compile(program, vg, wrt_nums, result, fn, wrt, trees, columns, state)
     except (ExternalNodeError, GraphTooBigError) as e:  # an outside node, or too big: eager
         if bt is not None and bt.used:  # perhaps an array's elements used outside vmap
             return _trace(fn, vg, args, static, kwargs, loop=True)
@@ -568,6 +569,23 @@ def _trace(
         return _with_columns(entry, bt)
     entry.expand = bool(spans)
     return entry
+
+
+def _compile(
+    program: Program,
+    vg: Arguments | None,
+    nums: tuple[int, ...],
+    result: object,
+    fn: Callable[..., object],
+    wrt: list[Node],
+    trees: dict[int, TreeDef],
+    columns: set[Node],
+    state: TraceState,
+) -> _Entry:
+    program.guards(state.guards)
+    if vg is None:
+        return _compile_plain(program, result, fn, columns)
+    return _compile_grad(program, vg, nums, result, wrt, trees, columns)
 
 
 def _array_spans(

@@ -216,6 +216,35 @@ def reroll(
     return rolled
 
 
+def short_runs(
+    forms: list[int], operands: list[list[int]], min_reps: int, min_statements: int
+) -> list[tuple[int, int, int, list[int]]]:
+    """The runs `reroll` would find with short periods, as ``(start, period, count, fixed)``.
+
+    Each iteration reads only its own statements, the previous iteration's
+    (the first reads what precedes the run) and the statements ``fixed``,
+    before the run, the same at every iteration: no inputs at a stride, no
+    earlier run's lists. `compiler.periods` looks for these among a graph's
+    nodes, with forms and operands of its own.
+    """
+    n = len(forms)
+    nxt = _next_same(forms)
+    owner = [-1] * n  # no run is recorded: none is read as a list
+    found = []
+    i = 0
+    while i < n:
+        run = _best_run(i, forms, operands, nxt, owner, [], min_reps, min_statements)
+        if run is None:
+            i += STRIDE
+            continue
+        kinds = {ref[0] for slot in run.refs for ref in slot}
+        if kinds <= {_LOCAL, _CARRIED, _FIXED}:
+            fixed = sorted({ref[1] for slot in run.refs for ref in slot if ref[0] == _FIXED})
+            found.append((run.start, run.period, run.count, fixed))
+        i = run.start + run.period * run.count
+    return found
+
+
 SPLICE = 4
 """Fewest consecutive outputs returned as a slice of a loop's list."""
 

@@ -1,0 +1,311 @@
+"""Loops found in the graph before its statements are written.
+
+`reroll` rolls repeated statements into loops once every statement is
+written; on a deep chain (``for _ in range(n): x = tanh(0.9 * x + 0.1)``)
+writing them, then finding them again, is most of a first call. Here the
+repetition is found among the traced nodes first: `find` looks in
+`toposort`'s order for a body of nodes repeated many times, each node
+reading nodes of its own iteration, of the previous one, or one node for
+all iterations (a weight, a constant).
+
+`codegen.Program` writes a run's first `HEAD` iterations and last `TAIL` as
+usual, and compares the statements of two consecutive ones with each name
+replaced by its role (`shape`): a statement of this iteration, one of the
+iteration written just before, a forward value of this iteration's nodes or
+the previous one's, or a name that stands for itself. Equal shapes, with
+the same nodes in every iteration between, mean every iteration between
+writes those statements too, each reading its own names. The iteration
+written last then becomes a loop's body (`ForwardLoop`, `BackwardLoop`): the
+very statements, in the very order, so results keep their bits. A run whose
+shapes differ is written as usual; a backward sweep that cannot roll what
+the forward pass rolled raises `Unrolled`, and `jit` compiles again without
+this module.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+
+from autograd.compiler import reroll
+from autograd.compiler.stmts import Stmt
+
+HEAD = 3
+"""Iterations written as usual before a loop: the first reads what precedes the run, the
+next two are compared."""
+
+TAIL = 4
+"""Iterations written as usual after a loop: the backward sweep enters a run here, with
+cotangents from what follows it, and its shapes settle after one or two iterations."""
+
+MIN_LOOPED = 16
+"""Fewest iterations a loop is written for."""
+
+MIN_NODES = 10_000
+"""Fewest nodes a run has to be rolled before statements are written. Smaller runs are left
+to `reroll`, which also finds long periods (a data point's network) that small runs inside
+them would hide."""
+
+Role = tuple[str, int]
+"""Where a name of one iteration's statements lives, by position: ``("s", k)`` the target of
+this iteration's statement k, ``("c", k)`` of the previous iteration's (carried), ``("f0", j)``
+and ``("f1", j)`` the forward value of node j of this iteration and of the previous one."""
+
+_PART = re.compile(r"\b([avgklp][0-9]+)\b")
+
+
+class Unrolled(Exception):
+    """The backward sweep cannot roll a run the forward pass rolled: compile without periods."""
+
+
+class Period:
+    """A run of nodes in an order: ``count`` iterations of ``size`` nodes from ``start``."""
+
+    __slots__ = ("count", "fixed", "loop", "size", "start")
+
+    def __init__(self, start: int, size: int, count: int, fixed: list[int]) -> None:
+        self.start = start
+        self.size = size
+        self.count = count
+        self.fixed = fixed  # positions of the nodes every iteration reads (before the run)
+        self.loop: tuple[ForwardLoop, str] | None = None  # the forward loop, its call's target
+
+    def first(self, q: int) -> int:
+        """The position of iteration ``q``'s first node."""
+        return self.start + self.size * q
+
+    @property
+    def looped(self) -> int:
+        """Iterations in the loop: all but `HEAD` and `TAIL`."""
+        return self.count - HEAD - TAIL
+
+
+def find(forms: list[int], operands: list[list[int]]) -> list[Period]:
+    """Runs among nodes (their forms and operands' positions) worth a loop, in order.
+
+    A node of a looped iteration, or of the iteration before them, may be read
+    only by its run: compiled code names none of them, and the backward sweep
+    gives them cotangents from their run alone. A run read otherwise is left out.
+    """
+    least = HEAD + TAIL + MIN_LOOPED
+    found = [
+        Period(*run)
+        for run in reroll.short_runs(forms, operands, least, max(least, MIN_NODES))
+        if run[2] >= least
+    ]
+    if not found:
+        return []
+    marked = [-1] * len(forms)
+    for r, per in enumerate(found):
+        lo, hi = per.first(HEAD - 1), per.first(per.count - TAIL)
+        marked[lo:hi] = [r] * (hi - lo)
+    bad = {marked[j] for per in found for j in per.fixed} - {-1}
+    # inside a run, from iteration HEAD - 1 to the first of its tail, nodes read their own
+    # run's (as `short_runs` checked) or its fixed ones (checked above); the rest is read here
+    starts = [per.first(HEAD - 1) for per in found] + [len(forms)]
+    ends = [0] + [per.first(per.count - TAIL + 1) for per in found]
+    for p, end in zip(ends, starts, strict=True):
+        for i in range(p, end):
+            for j in operands[i]:
+                if marked[j] >= 0:
+                    bad.add(marked[j])
+    return [per for r, per in enumerate(found) if r not in bad]
+
+
+def shape(stmts: Sequence[Stmt], roles: dict[str, Role]) -> tuple[tuple[object, ...], ...]:
+    """The statements' expressions with each name that has a role replaced by it."""
+    return tuple(
+        [
+            tuple([roles.get(x, x) if k % 2 else x for k, x in enumerate(_PART.split(expr))])
+            for _, expr, _ in stmts
+        ]
+    )
+
+
+def own_roles(this: Sequence[Stmt], before: Sequence[Stmt]) -> dict[str, Role]:
+    """Roles of the targets of an iteration's statements (``s``) and the previous one's (``c``)."""
+    roles = {t: ("c", k) for k, (t, _, _) in enumerate(before)}
+    roles.update({t: ("s", k) for k, (t, _, _) in enumerate(this)})
+    return roles
+
+
+def backward_roles(
+    this: Sequence[Stmt], before: Sequence[Stmt], values: Sequence[str], previous: Sequence[str]
+) -> dict[str, Role]:
+    """`own_roles`, after the forward values of this iteration's nodes and the previous one's.
+
+    A name with several roles takes the first of: this iteration's statement,
+    the previous one's, this iteration's value, the previous iteration's value.
+    """
+    roles = {name: ("f1", j) for j, name in reversed(list(enumerate(previous)))}
+    roles.update({name: ("f0", j) for j, name in reversed(list(enumerate(values)))})
+    roles.update(own_roles(this, before))
+    return roles
+
+
+class _Body:
+    """A loop's body being written: the template's statements with their names placed."""
+
+    def __init__(self, template: Sequence[Stmt], roles: dict[str, Role]) -> None:
+        self.params: dict[str, str] = {}  # an argument expression -> its parameter
+        self.roles = roles
+        readers: dict[int, int] = {}  # carried statement -> the last statement reading it
+        parts_of = []
+        for m, (_, expr, _) in enumerate(template):
+            parts = _PART.split(expr)
+            for k in range(1, len(parts), 2):
+                role = roles.get(parts[k])
+                if role is not None and role[0] == "c":
+                    readers[role[1]] = m
+            parts_of.append(parts)
+        # a carried value read only up to its own statement's turn is that statement's last value
+        self.carried = {k: f"_s{k}" if m <= k else f"_c{k}" for k, m in sorted(readers.items())}
+        self.pre = [f"    {v} = {self.param(template[k][0])}" for k, v in self.carried.items()]
+        self.post = [f"        {v} = _s{k}" for k, v in self.carried.items() if v != f"_s{k}"]
+        self.streams: dict[Role, tuple[str, str]] = {}  # a forward value -> (local, iterator)
+        self.lines = []
+        for m, parts in enumerate(parts_of):
+            for k in range(1, len(parts), 2):
+                parts[k] = self.place(parts[k])
+            self.lines.append(f"        _s{m} = {''.join(parts)}")
+
+    def param(self, arg: str) -> str:
+        name = self.params.get(arg)
+        if name is None:
+            name = self.params[arg] = f"_p{len(self.params)}"
+        return name
+
+    def place(self, name: str) -> str:
+        """Where a name of the template lives in the loop."""
+        role = self.roles.get(name)
+        if role is None:  # the same at every iteration
+            return self.param(name)
+        kind, k = role
+        if kind == "s":
+            return f"_s{k}"
+        if kind == "c":
+            return self.carried[k]
+        return self.stream(role)
+
+    def stream(self, role: Role) -> str:  # overridden where forward values stream in
+        raise AssertionError(role)
+
+    def expr(self, role: Role) -> str:
+        """The local holding what ``role`` names, as the last iteration leaves it."""
+        kind, k = role
+        if kind == "s":
+            return f"_s{k}"
+        if kind == "c":  # the state has no carried role: `codegen` checks before writing
+            raise AssertionError(role)
+        return self.stream(role)
+
+    def source(self, name: str, over: str, extra: Sequence[str], returns: Sequence[str]) -> str:
+        return "\n".join(
+            [
+                f"def {name}({', '.join(self.params.values())}):",
+                *self.pre,
+                *(f"    {line}" for line in extra),
+                f"    for {over}:",
+                *(self.lines or ["        pass"]),
+                *self.appends(),
+                *self.post,
+                f"    return ({''.join(f'{r}, ' for r in returns)})",
+            ]
+        )
+
+    def appends(self) -> list[str]:
+        return []
+
+
+class ForwardLoop(_Body):
+    """A run's forward loop: its looped iterations' statements as one function.
+
+    It returns the last iteration's values of ``finals`` (statements of the
+    body), then, per node of an iteration, the list of its values over the
+    iterations if the backward sweep reads them (`stored`), else None.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        template: Sequence[Stmt],
+        roles: dict[str, Role],
+        slots: Sequence[Role | str],
+        count: int,
+    ) -> None:
+        super().__init__(template, roles)
+        self.name = name
+        self.count = count
+        self.slots = [s if type(s) is tuple else self.param(s) for s in slots]  # type: ignore[arg-type]
+        self.finals = sorted({s[1] for s in self.slots if type(s) is tuple})
+        self.stored: set[int] = set()
+
+    def value(self, j: int) -> str:
+        slot = self.slots[j]
+        return f"_s{slot[1]}" if type(slot) is tuple else slot  # type: ignore[return-value]
+
+    def list_index(self, j: int) -> int:
+        """Where the call's result holds node ``j``'s values (`stored`)."""
+        return len(self.finals) + j
+
+    def appends(self) -> list[str]:
+        return [f"        _a{j}({self.value(j)})" for j in sorted(self.stored)]
+
+    def write(self) -> str:
+        extra = [f"_l{j} = []; _a{j} = _l{j}.append" for j in sorted(self.stored)]
+        lists = [f"_l{j}" if j in self.stored else "None" for j in range(len(self.slots))]
+        returns = [f"_s{k}" for k in self.finals] + lists
+        return self.source(self.name, f"_ in range({self.count})", extra, returns)
+
+
+class BackwardLoop(_Body):
+    """A run's backward sweep over its looped iterations, last first, as one function.
+
+    Forward values stream in from the forward loop's lists (`ForwardLoop.stored`):
+    ``f0`` this iteration's, ``f1`` the previous one's, whose first is the last
+    iteration before the loop (``heads``, by name). It returns the cotangents
+    the sweep leaves (``state``: roles, or names that stand for themselves).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        template: Sequence[Stmt],
+        roles: dict[str, Role],
+        forward: ForwardLoop,
+        call: str,
+        heads: Sequence[str],
+    ) -> None:
+        self.forward, self.call, self.heads = forward, call, heads
+        self.name = name
+        super().__init__(template, roles)
+
+    def stream(self, role: Role) -> str:
+        got = self.streams.get(role)
+        if got is None:
+            kind, j = role
+            self.forward.stored.add(j)
+            values = self.param(f"{self.call}[{self.forward.list_index(j)}]")
+            if kind == "f0":
+                got = (f"_f{j}", f"reversed({values})")
+            else:
+                before = self.param(self.heads[j])
+                got = (f"_h{j}", f"_chain(reversed({values}[:-1]), ({before},))")
+            self.streams[role] = got
+        return got[0]
+
+    def write(self, finals: Sequence[str]) -> str:
+        """The source; ``finals``: the expressions (`place`) of what it returns."""
+        its = list(self.streams.values())
+        if not its:
+            over = f"_ in range({self.forward.count})"
+        elif len(its) == 1:
+            over = f"{its[0][0]} in {its[0][1]}"
+        else:
+            over = f"{', '.join(v for v, _ in its)} in zip({', '.join(i for _, i in its)})"
+        return self.source(self.name, over, [], finals)
+
+
+LOOP_GLOBALS = {"_chain": itertools.chain}
+"""What the loops read besides the helpers of generated code."""

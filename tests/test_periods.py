@@ -1,0 +1,181 @@
+"""`periods`: runs of traced nodes rolled into loops before their statements are written.
+
+Each case compiles a graph that repeats a body many times, with the thresholds
+lowered so that small graphs roll, and compares every result bit for bit with
+the eager call. Each also says whether its run rolls (a loop must be in the
+generated code, forward and backward), so no case passes by rolling nothing,
+and none that must not roll does.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+import autograd as ag
+from autograd.compiler import codegen, periods
+from autograd.core.nodes import Scalar
+
+sys.path.insert(0, str(Path(__file__).parent))
+from jit_fuzz import bits  # the fuzzer is a script beside the tests
+
+STEPS = 40
+
+
+@pytest.fixture
+def sources(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every runs' loop and chunk the programs linked from now on generate; small runs roll."""
+    monkeypatch.setattr(periods, "MIN_NODES", 0)
+    monkeypatch.setattr(periods, "MIN_LOOPED", 1)
+    out: list[str] = []
+    link = codegen.Program.link
+
+    def linked(self: codegen.Program, outputs: Sequence[str]) -> object:
+        run = link(self, outputs)
+        out.extend(self.sources)
+        return run
+
+    monkeypatch.setattr(codegen.Program, "link", linked)
+    return out
+
+
+def chain(x: Scalar, n: int) -> Scalar:
+    for _ in range(n):
+        x = ag.tanh(0.9 * x + 0.1)
+    return x
+
+
+def rnn(p: list[Scalar], n: int) -> Scalar:
+    """A weight and a bias every step reads: their cotangents add up over the loop."""
+    x: Scalar = 0.3
+    for _ in range(n):
+        x = ag.tanh(p[0] * x + p[1])
+    return x
+
+
+def adds(x: Scalar, n: int) -> Scalar:
+    """No statement in the backward sweep: every cotangent is the seed's 1.0."""
+    for _ in range(n):
+        x = x + 0.5
+    return x
+
+
+def swap(p: list[Scalar], n: int) -> Scalar:
+    """Two values carried, each read by the next iteration in the other's place."""
+    x, y = p
+    for _ in range(n):
+        x, y = y, ag.tanh(x - y * 0.5)
+    return x * y
+
+
+def plain_and_node(p: list[Scalar], n: int) -> Scalar:
+    """``p[1]`` is not differentiated: what reads it alone is a plain float in the eager call."""
+    x, s = p
+    for _ in range(n):
+        s = s * 0.5 + 1.0
+        x = x * ag.tanh(s) + ag.sin(x)
+    return x
+
+
+def relu_loss(p: list[Scalar], n: int) -> Scalar:
+    """Rules that choose by a value (relu's mask, `where`), and a power."""
+    x = p[0]
+    for _ in range(n):
+        x = ag.relu(x - 0.25) + ag.where(ag.gt(x, 0.5), x * p[1], x**2) * 0.5
+    return x
+
+
+ROLLING: list[tuple[Callable[..., Scalar], object, int | tuple[int, ...]]] = [
+    (chain, 0.5, 0),
+    (chain, -3.0, 0),
+    (rnn, [0.8, 0.1], 0),
+    (adds, 1.25, 0),
+    (swap, [0.4, -0.7], 0),
+    (plain_and_node, [0.3, 2.0], 0),
+    (relu_loss, [0.9, 0.7], 0),
+]
+
+
+@pytest.mark.parametrize(("fn", "arg", "argnums"), ROLLING)
+def test_a_run_rolls_forward_and_backward_with_eager_bits(
+    sources: list[str], fn: Callable[..., Scalar], arg: object, argnums: int
+) -> None:
+    want = ag.value_and_grad(fn, argnums=argnums)(arg, STEPS)
+    got = ag.jit(ag.value_and_grad(fn, argnums=argnums), static_argnums=1)(arg, STEPS)
+    assert bits(got) == bits(want)
+    assert any(s.startswith("def fwd_loop") for s in sources)
+    assert any(s.startswith("def bwd_loop") for s in sources)
+
+
+def test_without_a_gradient_the_loop_keeps_no_values(sources: list[str]) -> None:
+    got = ag.jit(chain, static_argnums=1)(0.5, STEPS)
+    assert bits(got) == bits(chain(0.5, STEPS))
+    (loop,) = [s for s in sources if s.startswith("def fwd_loop")]
+    assert ".append" not in loop
+    assert "bwd_loop" not in "".join(sources)
+
+
+def test_a_value_read_after_the_run_from_inside_it_keeps_the_run_straight(
+    sources: list[str],
+) -> None:
+    def middle(x: Scalar, n: int) -> Scalar:
+        xs = []
+        for _ in range(n):
+            x = ag.tanh(0.9 * x + 0.1)
+            xs.append(x)
+        return x + xs[n // 2] * 2.0  # a looped iteration's node: compiled code names none
+
+    got = ag.jit(ag.value_and_grad(middle), static_argnums=1)(0.5, STEPS)
+    assert bits(got) == bits(ag.value_and_grad(middle)(0.5, STEPS))
+    assert not any(s.startswith("def fwd_loop") for s in sources)
+
+
+def test_a_second_derivative_keeps_eager_bits(sources: list[str]) -> None:
+    """The inner sweep's nodes read every forward value of the chain: its run is read
+    from outside, so it is written straight (and `reroll` rolls the statements)."""
+
+    def slope(x: Scalar, n: int) -> Scalar:
+        return ag.grad(chain)(x, n)
+
+    for x in (0.5, -0.25):
+        got = ag.jit(ag.value_and_grad(slope), static_argnums=1)(x, STEPS)
+        assert bits(got) == bits(ag.value_and_grad(slope)(x, STEPS))
+    assert sources
+    assert not any(s.startswith("def fwd_loop") for s in sources)
+
+
+def test_a_sweep_that_cannot_roll_compiles_again_without_periods(
+    sources: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*args: object) -> None:
+        raise periods.Unrolled
+
+    monkeypatch.setattr(codegen.Program, "_loop_backward", refuse)
+    got = ag.jit(ag.value_and_grad(rnn), static_argnums=1)([0.8, 0.1], STEPS)
+    assert bits(got) == bits(ag.value_and_grad(rnn)([0.8, 0.1], STEPS))
+    assert not any(s.startswith("def fwd_loop") for s in sources)
+
+
+def test_a_long_chain_rolls_before_its_statements_at_the_default_thresholds(
+    sources: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(periods, "MIN_NODES", 10_000)
+    monkeypatch.setattr(periods, "MIN_LOOPED", 16)
+    n = 4_000  # 12,000 nodes
+    got = ag.jit(ag.value_and_grad(chain), static_argnums=1)(0.5, n)
+    assert bits(got) == bits(ag.value_and_grad(chain)(0.5, n))
+    assert sum(s.startswith(("def fwd_loop", "def bwd_loop")) for s in sources) == 2
+    assert sum(s.count("\n") for s in sources) < 120  # not 24,000 statements
+
+
+def test_a_run_of_too_few_nodes_is_left_to_reroll(
+    sources: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(periods, "MIN_NODES", 10_000)
+    got = ag.jit(ag.value_and_grad(chain), static_argnums=1)(0.5, 3_000)
+    assert bits(got) == bits(ag.value_and_grad(chain)(0.5, 3_000))
+    assert not any(s.startswith("def fwd_loop") for s in sources)
+    assert any(s.startswith("def loop") for s in sources)  # `reroll`'s
