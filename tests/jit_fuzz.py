@@ -73,18 +73,23 @@ class Case:
     transform: str  # "none", "grad" or "value_and_grad"
     argnums: int | tuple[int, ...]
     has_aux: bool
+    sequence: bool = False  # the last argument is a sequence loops read (`_over_sequence`)
 
     def function(self) -> Callable[..., object]:
         """The case as a Python function of its arguments."""
 
         def fn(*args: object) -> object:
-            regs: list[Scalar] = _leaves(args)
+            sequence = _leaves(args[-1]) if self.sequence else []  # read by STEP operands alone
+            regs: list[Scalar] = _leaves(args[:-1] if self.sequence else args)
             for ins in self.program:
                 if ins[0] in ("l", "m"):  # ("l", reps, body): operands < 0 count from the end
                     ends: list[Scalar] = []
-                    for _ in range(cast(int, ins[1])):
+                    for q in range(cast(int, ins[1])):
+                        item = None  # ("l", reps, body, first, step): item first + step * q
+                        if len(ins) == 5:
+                            item = sequence[cast(int, ins[3]) + cast(int, ins[4]) * q]
                         for body_ins in cast("tuple[Instr, ...]", ins[2]):
-                            regs.append(_step(body_ins, regs))
+                            regs.append(_step(body_ins, regs, item))
                         ends.append(regs[-1])
                     if ins[0] == "m":  # ("m", reps, body, how): the iterations' ends reduced
                         regs.append(ag.sum(ends) if ins[3] == "sum" else ag.mean(ends))
@@ -109,14 +114,18 @@ def make_case(seed: int) -> Case:
     rng = random.Random(seed)
     nargs = rng.randint(1, 3)
     args = tuple(_tree(rng, rng.randint(0, 2)) for _ in range(nargs))
+    if PERIODS:  # a last argument: a sequence, which loops read an item an iteration
+        args = (*args, [rng.uniform(-2.0, 2.0) for _ in range(SEQUENCE)])
     args2 = tuple(_refill(rng, a) for a in args)
-    n = len(_leaves(args))
+    n = len(_leaves(args[:-1] if PERIODS else args))  # the sequence is not in the registers
     program: list[Instr] = []
     size = n
     for _ in range(rng.randint(0, 10)):
         if rng.random() < (0.5 if PERIODS else 0.15):  # a loop, which `reroll` makes a loop again
             ins, size = _loop(rng, size, program[-1] if program else None)
-            if POINTS and rng.random() < 0.5:  # a loss over points: a sum of the iterations'
+            if PERIODS and rng.random() < 0.5:  # each iteration reads its own item
+                ins = _over_sequence(rng, ins)
+            if POINTS and len(ins) == 3 and rng.random() < 0.5:  # a loss over points: a sum
                 ins, size = ("m", ins[1], ins[2], rng.choice(["sum", "mean"])), size + 1
         elif rng.random() < 0.1 and size >= 4:  # a sum of many: a tree, rolled level by level
             k = rng.randint(4, min(size, 40))
@@ -133,6 +142,8 @@ def make_case(seed: int) -> Case:
     argnums: int | tuple[int, ...] = (
         rng.randrange(nargs) if single else tuple(rng.sample(range(nargs), rng.randint(1, nargs)))
     )
+    if PERIODS and rng.random() < 0.2:  # the sequence differentiated: its loops unrolled
+        argnums = (*(argnums if isinstance(argnums, tuple) else (argnums,)), nargs)
     has_aux = transform != "none" and rng.random() < 0.4
     if transform == "none":
         out = _out_tree(rng, size, rng.randint(0, 2))
@@ -140,7 +151,7 @@ def make_case(seed: int) -> Case:
     else:
         out = ("r", rng.randrange(size)) if rng.random() < 0.9 else rng.choice(SPECIAL)
         aux = _out_tree(rng, size, rng.randint(0, 2)) if has_aux else None
-    return Case(seed, args, args2, tuple(program), out, aux, transform, argnums, has_aux)
+    return Case(seed, args, args2, tuple(program), out, aux, transform, argnums, has_aux, PERIODS)
 
 
 SKIPPED = "skipped"
@@ -264,6 +275,36 @@ def _loop(rng: random.Random, size: int, before: Instr | None) -> tuple[Instr, i
     return ("l", reps, tuple(body)), size + reps * period
 
 
+SEQUENCE = 48
+"""Length of the sequence argument cases have with `PERIODS`."""
+
+STEP = 1 << 40
+"""A body operand standing for the sequence's item at the iteration (`_over_sequence`)."""
+
+
+def _over_sequence(rng: random.Random, loop: Instr) -> Instr:
+    """``loop`` reading, in some operands, one item of the sequence an iteration.
+
+    ``("l", reps, body, first, step)``: iteration q reads the sequence's item
+    ``first + step * q`` (the case's last argument) where an operand is `STEP`.
+    """
+    reps = cast(int, loop[1])
+    step = rng.choice([1, 2, -1, 3])
+    if step > 0:
+        first = rng.randrange(SEQUENCE - step * (reps - 1))
+    else:
+        first = SEQUENCE - 1 - rng.randrange(SEQUENCE + step * (reps - 1))
+    body = []
+    for ins in cast("tuple[Instr, ...]", loop[2]):
+        parts = list(ins)
+        # one operand of a binary op or a three-operand one: the other one is mostly the
+        # loop's own value, so this one's plain number meets a node (no guard in between)
+        if parts[0] in ("b", "s") and rng.random() < 0.7:
+            parts[rng.randrange(len(parts) - 2, len(parts))] = STEP
+        body.append(tuple(parts))
+    return ("l", reps, tuple(body), first, step)
+
+
 def _body_operand(rng: random.Random, size: int, b: int, period: int, twin_reps: int) -> int:
     """A register for body instruction ``b`` of a loop (`_loop` says which kinds)."""
     have = size + b  # registers when the first iteration runs this instruction
@@ -289,18 +330,23 @@ def _out_tree(rng: random.Random, size: int, depth: int) -> Tree:
     return {f"o{i}": k for i, k in enumerate(kids)}
 
 
-def _step(ins: Instr, regs: list[Scalar]) -> Scalar:
+def _step(ins: Instr, regs: list[Scalar], item: Scalar | None = None) -> Scalar:
+    """One instruction's value; ``item``: what operand `STEP` reads, in a loop over a sequence."""
+
+    def r(i: int) -> Scalar:
+        return regs[i] if i != STEP or item is None else item
+
     match ins:
         case ("u", int(k), int(i)):
-            return UNARY[k](regs[i])
+            return UNARY[k](r(i))
         case ("b", int(k), int(i), int(j)):
-            return BINARY[k](regs[i], regs[j])
+            return BINARY[k](r(i), r(j))
         case ("p", float(c), int(i)):
-            return regs[i] ** c
+            return r(i) ** c
         case ("c", float(c), int(i)):
-            return regs[i] * c
+            return r(i) * c
         case ("s", int(i), int(j), int(k)):
-            return ag.mean([regs[i], regs[j], regs[k]]) + ag.dot([regs[i]], [regs[k]])
+            return ag.mean([r(i), r(j), r(k)]) + ag.dot([r(i)], [r(k)])
         case ("t", int(k), "sum"):  # a balanced tree over the last k: levels `reroll` rolls
             return ag.sum(regs[-k:])
         case ("t", int(k), "dot"):

@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import autograd as ag
 from autograd.compiler import codegen, periods
@@ -108,6 +110,74 @@ def test_a_run_rolls_forward_and_backward_with_eager_bits(
     assert bits(got) == bits(want)
     assert any(s.startswith("def fwd_loop") for s in sources)
     assert any(s.startswith("def bwd_loop") for s in sources)
+
+
+def rnn_over(p: list[Scalar], xs: list[Scalar], where: tuple[int | None, ...]) -> Scalar:
+    """An RNN over a sequence: each iteration reads its own input."""
+    h: Scalar = 0.0
+    for x in xs[slice(*where)]:
+        h = ag.tanh(p[0] * h + p[1] * x)
+    return h
+
+
+SEQUENCE = [((i * 7) % 11) / 5.0 - 1.0 for i in range(60)]
+
+
+@pytest.mark.parametrize("where", [(0, 60, 1), (None, None, -1), (1, 60, 2), (59, None, -3)])
+def test_a_run_reading_a_sequence_streams_its_inputs(
+    sources: list[str], where: tuple[int | None, ...]
+) -> None:
+    vg = ag.value_and_grad(rnn_over)
+    got = ag.jit(vg, static_argnums=2)([0.8, 0.3], SEQUENCE, where)
+    assert bits(got) == bits(vg([0.8, 0.3], SEQUENCE, where))
+    (loop,) = [s for s in sources if s.startswith("def fwd_loop")]
+    assert " in _p" in loop  # for each input of the stream: a slice of them
+    assert any(s.startswith("def bwd_loop") for s in sources)
+
+
+def test_a_run_reading_differentiated_inputs_is_written_straight(sources: list[str]) -> None:
+    """Each input's cotangent is an output of the program, which a loop would not name."""
+    vg = ag.value_and_grad(rnn_over, argnums=(0, 1))
+    got = ag.jit(vg, static_argnums=2)([0.8, 0.3], SEQUENCE, (0, 60, 1))
+    assert bits(got) == bits(vg([0.8, 0.3], SEQUENCE, (0, 60, 1)))
+    assert sources
+    assert not any(s.startswith("def fwd_loop") for s in sources)
+
+
+BODIES: list[Callable[[Scalar, Scalar, list[Scalar]], Scalar]] = [
+    lambda h, x, p: ag.tanh(p[0] * h + p[1] * x),
+    lambda h, x, p: ag.sigmoid(h * x + p[0]) - p[1] * h,
+    lambda h, x, p: h + p[0] * ag.relu(x - h),
+    lambda h, x, p: ag.where(ag.gt(h, 0.0), h * p[0], h + x) * 0.75,
+]
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    body=st.sampled_from(BODIES),
+    xs=st.lists(st.floats(-2, 2), min_size=40, max_size=60),  # 14 or more iterations
+    step=st.sampled_from([1, 2, 3, -1, -2]),
+    p=st.lists(st.floats(-1.5, 1.5), min_size=2, max_size=2),
+)
+def test_runs_over_sequences_keep_eager_bits(
+    sources: list[str],
+    body: Callable[[Scalar, Scalar, list[Scalar]], Scalar],
+    xs: list[float],
+    step: int,
+    p: list[float],
+) -> None:
+    def loss(p: list[Scalar], xs: list[Scalar]) -> Scalar:
+        h: Scalar = 0.5
+        for x in xs[::step]:
+            h = body(h, x, p)
+        return h
+
+    sources.clear()
+    got = ag.jit(ag.value_and_grad(loss))(p, xs)
+    assert bits(got) == bits(ag.value_and_grad(loss)(p, xs))
+    assert any(s.startswith("def fwd_loop") for s in sources)
 
 
 def test_without_a_gradient_the_loop_keeps_no_values(sources: list[str]) -> None:

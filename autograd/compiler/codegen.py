@@ -12,12 +12,13 @@ objects, so ``-0.0``, ``nan`` and ``inf`` keep their bits.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import math
 import re
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import cast
 
 import attrs
@@ -150,6 +151,7 @@ class Program:
         for x in inputs:  # a walk stops at inputs: their kinds are known before any is met
             eager_kind(x, self.plain_inputs, self.kinds)
         self.names: dict[Node, str] = {x: f"a{i}" for i, x in enumerate(inputs)}
+        self.input_nodes = list(inputs)
         self.input_names = [f"a{i}" for i in range(len(inputs))]
         self.consts: dict[bytes, str] = {}
         self.seed: str | None = None
@@ -165,6 +167,7 @@ class Program:
         self.rolls = rolls and batch is None
         self.periods: dict[Node, list[periods.Period]] = {}  # per output: the runs it rolled
         self.loops: dict[str, Callable[[], str]] = {}  # their loops' sources, written at `link`
+        self._const_at: list[int] = []  # where the order with periods has constants
         self._rule_forms: dict[tuple[object, ...], list[_Form | None]] = {}
 
     def const(self, value: float) -> str:
@@ -239,27 +242,45 @@ class Program:
         at: dict[Node, int] = {}
         ids: dict[object, int] = {}
         intern = ids.setdefault
+        for i, x in enumerate(self.input_nodes):  # operands -1 - i, as `reroll`'s
+            at[x] = -1 - i
+        # a constant is its bits (an inner transform's 1.0 is not any 1.0), not a position:
+        # equal constants are one name to the statements, however many nodes hold them
+        consts: dict[Node, str] = {}
+        self._const_at = []
         forms: list[int] = []
         operands: list[list[int]] = []
         for p, (node, ins) in enumerate(order):
-            at[node] = p
             kind = type(node)
-            if ins:
-                ops = [at[x] for x in ins]
-                if len(ops) > 1 and len(set(ops)) < len(ops):  # an input used twice
-                    once = list(dict.fromkeys(ops))
-                    key: object = (kind, tuple([once.index(j) for j in ops]))
-                    ops = once
-                else:
-                    key = (kind, len(ops))
-                if cast(Op, node).static_fields:
-                    key = (key, _static(node))
-            elif kind is Const:  # a constant's bits; an inner transform's 1.0 is not any 1.0
-                key = (struct.pack("<d", node.value), node is VARIABLE_ONE)
-                ops = []
-            else:  # an input: never the same
-                key = -1 - p
-                ops = []
+            if kind is Const:
+                self._const_at.append(p)
+                consts[node] = "k" + str(
+                    intern((struct.pack("<d", node.value), node is VARIABLE_ONE), len(ids))
+                )
+                forms.append(intern(consts[node], len(ids)))
+                operands.append([])
+                continue
+            if node not in at:
+                at[node] = p
+            if not ins:  # an input (or a node from outside: never the same)
+                key: object = ("input", node in self.plain_inputs) if at[node] < 0 else -1 - p
+                forms.append(intern(key, len(ids)))
+                operands.append([])
+                continue
+            ops: list[int] = []
+            places: list[object] = []
+            for x in ins:
+                c = consts.get(x)
+                if c is not None:
+                    places.append(c)
+                    continue
+                j = at[x]
+                if j not in ops:
+                    ops.append(j)
+                places.append(ops.index(j))
+            key = (kind, tuple(places))
+            if cast(Op, node).static_fields:
+                key = (key, _static(node))
             forms.append(intern(key, len(ids)))
             operands.append(ops)
         return forms, operands
@@ -281,28 +302,49 @@ class Program:
         head, names = periods.HEAD, self.names
         bounds = [at[per.first(q)] for q in range(head + 1)]
         its = [self.stmts[bounds[q] : bounds[q + 1]] for q in range(head)]
+        if any(self.input_nodes[i] not in self.plain_inputs for i in self._streamed(per)):
+            return False  # a variable's cotangent is an output, which no loop names
         shapes = []
-        for q in (head - 2, head - 1):
-            roles = periods.own_roles(its[q], its[q - 1])
+        roles: dict[str, periods.Role] = {}
+        slots: tuple[periods.Role | str, ...] = ()
+        for q in (head - 2, head - 1):  # the template, compared with the iteration before
             nodes = self._iteration(order, per, q)
-            slots = tuple([roles.get(names[x], names[x]) for x in nodes])
+            roles = periods.own_roles(its[q], its[q - 1])
+            roles.update({f"a{a + b * q}": ("in", i) for i, (a, b) in enumerate(per.inputs)})
+            # an input's own node is named already; readers find it by its stream's role
+            slots = tuple(
+                [
+                    ("in", -1) if x in self.plain_inputs else roles.get(names[x], names[x])
+                    for x in nodes
+                ]
+            )
             shapes.append((periods.shape(its[q], roles), slots, [x in self.floats for x in nodes]))
-        slots = shapes[1][1]
         if shapes[0] != shapes[1] or any(type(r) is tuple and r[0] == "c" for r in slots):
             return False  # a node named as the previous iteration's value: not kept in a loop
-        roles = periods.own_roles(its[head - 1], its[head - 2])
+        streams = [(a + b * head, b) for a, b in per.inputs]
         loop = periods.ForwardLoop(
-            f"fwd_loop{len(self.loops)}", its[head - 1], roles, slots, per.looped
+            f"fwd_loop{len(self.loops)}", its[head - 1], roles, slots, per.looped, streams
         )
         call = f"g{len(self.stmts)}"
-        args = list(loop.params)
-        self.emit(call, f"{loop.name}({', '.join(args)})", tuple(args))
+        args = list(loop.params)  # names, and R: the inputs (`link`: always R's first items)
+        uses = tuple(dict.fromkeys(u for a in args for u in NAME.findall(a)))
+        self.emit(call, f"{loop.name}({', '.join(args)})", uses)
         self.loops[loop.name] = loop.write  # once the backward sweep chose what it keeps
         per.loop = (loop, call)
+        # a constant is read by its bits' name: one in a looped iteration may be read later
+        lo, hi = per.first(head), per.first(per.count - periods.TAIL)
+        for p in self._const_at[bisect.bisect_left(self._const_at, lo) :]:
+            if p >= hi:
+                break
+            c = order[p][0]
+            names[c] = self.const(cast(Const, c).value)
+            self.kinds[c] = eager_kind(c, self.plain_inputs, self.kinds)
         unpacked: dict[int, str] = {}
         like = self._iteration(order, per, head - 1)
         for j, node in enumerate(self._iteration(order, per, per.count - periods.TAIL - 1)):
             slot = slots[j]
+            if slot == ("in", -1):  # an input: named already
+                continue
             if type(slot) is tuple:
                 name = unpacked.get(slot[1])
                 if name is None:
@@ -315,6 +357,15 @@ class Program:
             if like[j] in self.floats:
                 self.floats.add(node)
         return True
+
+    def _fixed(self, order: list[tuple[Node, tuple[Node, ...]]], per: periods.Period) -> list[Node]:
+        """The nodes every iteration of a run reads (their cotangents add up over it)."""
+        return [order[f][0] if f >= 0 else self.input_nodes[-1 - f] for f in per.fixed]
+
+    def _streamed(self, per: periods.Period) -> Iterator[int]:
+        """The indices of the inputs a run's iterations read, one an iteration per stream."""
+        for first, step in per.inputs:
+            yield from range(first, first + step * per.count, step)
 
     def _batch(self, node: Node, ins: tuple[Node, ...]) -> None:
         """Record the batch ``node`` varies over: its inputs', none for a `batch_sum`."""
@@ -505,7 +556,7 @@ class Program:
                 break
             per, q = marks[e]
             left = [cot.get(x) for x in self._iteration(order, per, q)]
-            at[q] = (len(self.stmts), left + [cot.get(order[f][0]) for f in per.fixed])
+            at[q] = (len(self.stmts), left + [cot.get(x) for x in self._fixed(order, per)])
             if q == per.count - tail - 1:
                 self._loop_backward(order, per, at, cot, needs)
                 p = per.first(periods.HEAD)
@@ -536,6 +587,7 @@ class Program:
                 stmts(q + 1),
                 [names[x] for x in self._iteration(order, per, q)],
                 [names[x] for x in self._iteration(order, per, q - 1)],
+                [f"a{a + b * q}" for a, b in per.inputs],
             )
 
         shapes = []
@@ -563,7 +615,7 @@ class Program:
         uses = tuple(dict.fromkeys(u for a in args for u in NAME.findall(a)))
         self.emit(target, f"{back.name}({', '.join(args)})", uses)
         got: dict[str, str] = {}
-        nodes = self._iteration(order, per, periods.HEAD - 1) + [order[f][0] for f in per.fixed]
+        nodes = self._iteration(order, per, periods.HEAD - 1) + self._fixed(order, per)
         for x, r in zip(nodes, state, strict=True):
             if r is None:
                 cot.pop(x, None)

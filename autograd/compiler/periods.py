@@ -50,7 +50,8 @@ them would hide."""
 Role = tuple[str, int]
 """Where a name of one iteration's statements lives, by position: ``("s", k)`` the target of
 this iteration's statement k, ``("c", k)`` of the previous iteration's (carried), ``("f0", j)``
-and ``("f1", j)`` the forward value of node j of this iteration and of the previous one."""
+and ``("f1", j)`` the forward value of node j of this iteration and of the previous one,
+``("in", i)`` this iteration's input of the run's stream i (`Period.inputs`)."""
 
 _PART = re.compile(r"\b([avgklp][0-9]+)\b")
 
@@ -62,13 +63,17 @@ class Unrolled(Exception):
 class Period:
     """A run of nodes in an order: ``count`` iterations of ``size`` nodes from ``start``."""
 
-    __slots__ = ("count", "fixed", "loop", "size", "start")
+    __slots__ = ("count", "fixed", "inputs", "loop", "size", "start")
 
-    def __init__(self, start: int, size: int, count: int, fixed: list[int]) -> None:
+    def __init__(
+        self, start: int, size: int, count: int, fixed: list[int], inputs: list[tuple[int, int]]
+    ) -> None:
         self.start = start
         self.size = size
         self.count = count
-        self.fixed = fixed  # positions of the nodes every iteration reads (before the run)
+        self.fixed = fixed  # the nodes every iteration reads: positions before the run, or
+        # inputs, -1 - their index
+        self.inputs = inputs  # (first, step): iteration q reads input first + step * q
         self.loop: tuple[ForwardLoop, str] | None = None  # the forward loop, its call's target
 
     def first(self, q: int) -> int:
@@ -100,7 +105,7 @@ def find(forms: list[int], operands: list[list[int]]) -> list[Period]:
     for r, per in enumerate(found):
         lo, hi = per.first(HEAD - 1), per.first(per.count - TAIL)
         marked[lo:hi] = [r] * (hi - lo)
-    bad = {marked[j] for per in found for j in per.fixed} - {-1}
+    bad = {marked[j] for per in found for j in per.fixed if j >= 0} - {-1}
     # inside a run, from iteration HEAD - 1 to the first of its tail, nodes read their own
     # run's (as `short_runs` checked) or its fixed ones (checked above); the rest is read here
     starts = [per.first(HEAD - 1) for per in found] + [len(forms)]
@@ -108,7 +113,7 @@ def find(forms: list[int], operands: list[list[int]]) -> list[Period]:
     for p, end in zip(ends, starts, strict=True):
         for i in range(p, end):
             for j in operands[i]:
-                if marked[j] >= 0:
+                if j >= 0 and marked[j] >= 0:  # (an input is -1 - its index)
                     bad.add(marked[j])
     return [per for r, per in enumerate(found) if r not in bad]
 
@@ -131,15 +136,21 @@ def own_roles(this: Sequence[Stmt], before: Sequence[Stmt]) -> dict[str, Role]:
 
 
 def backward_roles(
-    this: Sequence[Stmt], before: Sequence[Stmt], values: Sequence[str], previous: Sequence[str]
+    this: Sequence[Stmt],
+    before: Sequence[Stmt],
+    values: Sequence[str],
+    previous: Sequence[str],
+    inputs: Sequence[str],
 ) -> dict[str, Role]:
     """`own_roles`, after the forward values of this iteration's nodes and the previous one's.
 
     A name with several roles takes the first of: this iteration's statement,
-    the previous one's, this iteration's value, the previous iteration's value.
+    the previous one's, this iteration's input of each stream (``inputs``),
+    this iteration's value, the previous iteration's value.
     """
     roles = {name: ("f1", j) for j, name in reversed(list(enumerate(previous)))}
     roles.update({name: ("f0", j) for j, name in reversed(list(enumerate(values)))})
+    roles.update({name: ("in", i) for i, name in enumerate(inputs)})
     roles.update(own_roles(this, before))
     return roles
 
@@ -233,17 +244,31 @@ class ForwardLoop(_Body):
         roles: dict[str, Role],
         slots: Sequence[Role | str],
         count: int,
+        inputs: list[tuple[int, int]],
     ) -> None:
-        super().__init__(template, roles)
-        self.name = name
         self.count = count
+        self.inputs = inputs  # stream i: input first + step * q at looped iteration q
+        super().__init__(template, roles)
+        for i in range(len(inputs)):
+            self.stream(("in", i))  # each input stream, read or not: the call's arguments
+        self.name = name
         self.slots = [s if type(s) is tuple else self.param(s) for s in slots]  # type: ignore[arg-type]
-        self.finals = sorted({s[1] for s in self.slots if type(s) is tuple})
+        self.finals = sorted({s[1] for s in self.slots if type(s) is tuple and s[0] == "s"})
         self.stored: set[int] = set()
+
+    def stream(self, role: Role) -> str:
+        got = self.streams.get(role)
+        if got is None:
+            first, step = self.inputs[role[1]]  # at the first looped iteration
+            local, inputs = f"_i{role[1]}", _inputs(self.param("R"), first, step, self.count)
+            got = self.streams[role] = (local, inputs)
+        return got[0]
 
     def value(self, j: int) -> str:
         slot = self.slots[j]
-        return f"_s{slot[1]}" if type(slot) is tuple else slot  # type: ignore[return-value]
+        if type(slot) is not tuple:
+            return slot  # type: ignore[return-value]  # a parameter's name
+        return f"_s{slot[1]}"
 
     def list_index(self, j: int) -> int:
         """Where the call's result holds node ``j``'s values (`stored`)."""
@@ -256,7 +281,8 @@ class ForwardLoop(_Body):
         extra = [f"_l{j} = []; _a{j} = _l{j}.append" for j in sorted(self.stored)]
         lists = [f"_l{j}" if j in self.stored else "None" for j in range(len(self.slots))]
         returns = [f"_s{k}" for k in self.finals] + lists
-        return self.source(self.name, f"_ in range({self.count})", extra, returns)
+        over = _over(list(self.streams.values()), self.count)
+        return self.source(self.name, over, extra, returns)
 
 
 class BackwardLoop(_Body):
@@ -283,6 +309,11 @@ class BackwardLoop(_Body):
 
     def stream(self, role: Role) -> str:
         got = self.streams.get(role)
+        if got is None and role[0] == "in":  # the forward's stream, last first
+            first, step = self.forward.inputs[role[1]]
+            last = first + step * (self.forward.count - 1)
+            got = (f"_i{role[1]}", _inputs(self.param("R"), last, -step, self.forward.count))
+            self.streams[role] = got
         if got is None:
             kind, j = role
             self.forward.stored.add(j)
@@ -297,14 +328,24 @@ class BackwardLoop(_Body):
 
     def write(self, finals: Sequence[str]) -> str:
         """The source; ``finals``: the expressions (`place`) of what it returns."""
-        its = list(self.streams.values())
-        if not its:
-            over = f"_ in range({self.forward.count})"
-        elif len(its) == 1:
-            over = f"{its[0][0]} in {its[0][1]}"
-        else:
-            over = f"{', '.join(v for v, _ in its)} in zip({', '.join(i for _, i in its)})"
+        over = _over(list(self.streams.values()), self.forward.count)
         return self.source(self.name, over, [], finals)
+
+
+def _inputs(inputs: str, first: int, step: int, count: int) -> str:
+    """The slice of ``inputs`` from ``first`` by ``step``, ``count`` of them."""
+    last = first + step * (count - 1)
+    stop = last + 1 if step > 0 else last - 1 if last else ""
+    return f"{inputs}[{first}:{stop}:{step}]"
+
+
+def _over(streams: list[tuple[str, str]], count: int) -> str:
+    """A loop's ``for`` clause: over its streams (local, iterator), or ``count`` times."""
+    if not streams:
+        return f"_ in range({count})"
+    if len(streams) == 1:
+        return f"{streams[0][0]} in {streams[0][1]}"
+    return f"{', '.join(v for v, _ in streams)} in zip({', '.join(i for _, i in streams)})"
 
 
 LOOP_GLOBALS = {"_chain": itertools.chain}

@@ -218,14 +218,15 @@ def reroll(
 
 def short_runs(
     forms: list[int], operands: list[list[int]], min_reps: int, min_statements: int
-) -> list[tuple[int, int, int, list[int]]]:
-    """The runs `reroll` would find with short periods, as ``(start, period, count, fixed)``.
+) -> list[tuple[int, int, int, list[int], list[tuple[int, int]]]]:
+    """The runs `reroll` would find with short periods: ``(start, period, count, fixed, inputs)``.
 
     Each iteration reads only its own statements, the previous iteration's
-    (the first reads what precedes the run) and the statements ``fixed``,
-    before the run, the same at every iteration: no inputs at a stride, no
-    earlier run's lists. `compiler.periods` looks for these among a graph's
-    nodes, with forms and operands of its own.
+    (the first reads what precedes the run), the statements ``fixed``, before
+    the run, the same at every iteration, and ``inputs``: ``(first, step)``,
+    input ``first + step * q`` at iteration q. No earlier run's lists.
+    `compiler.periods` looks for these among a graph's nodes, with forms and
+    operands of its own.
     """
     n = len(forms)
     nxt = _next_same(forms)
@@ -237,10 +238,11 @@ def short_runs(
         if run is None:
             i += STRIDE
             continue
-        kinds = {ref[0] for slot in run.refs for ref in slot}
-        if kinds <= {_LOCAL, _CARRIED, _FIXED}:
-            fixed = sorted({ref[1] for slot in run.refs for ref in slot if ref[0] == _FIXED})
-            found.append((run.start, run.period, run.count, fixed))
+        refs = [ref for slot in run.refs for ref in slot]
+        if all(ref[0] != _LIST for ref in refs):
+            fixed = sorted({ref[1] for ref in refs if ref[0] == _FIXED})
+            inputs = sorted({(ref[1], ref[2]) for ref in refs if ref[0] == _INPUTS})
+            found.append((run.start, run.period, run.count, fixed, inputs))
         i = run.start + run.period * run.count
     return found
 
