@@ -260,25 +260,32 @@ class Program:
                 forms.append(intern(consts[node], len(ids)))
                 operands.append([])
                 continue
-            if node not in at:
-                at[node] = p
             if not ins:  # an input (or a node from outside: never the same)
-                key: object = ("input", node in self.plain_inputs) if at[node] < 0 else -1 - p
+                key: object = ("input", node in self.plain_inputs) if node in at else -1 - p
                 forms.append(intern(key, len(ids)))
                 operands.append([])
                 continue
-            ops: list[int] = []
-            places: list[object] = []
-            for x in ins:
+            at[node] = p
+            ops: list[int]
+            if len(ins) == 1:  # most nodes: one input, or two, one a constant
+                (x,) = ins
                 c = consts.get(x)
-                if c is not None:
-                    places.append(c)
-                    continue
-                j = at[x]
-                if j not in ops:
-                    ops.append(j)
-                places.append(ops.index(j))
-            key = (kind, tuple(places))
+                key, ops = ((kind, c), []) if c is not None else (kind, [at[x]])
+            elif len(ins) == 2 and (x := ins[1]) in consts and ins[0] not in consts:
+                key, ops = (kind, consts[x]), [at[ins[0]]]
+            else:
+                ops = []
+                places: list[object] = []
+                for x in ins:
+                    c = consts.get(x)
+                    if c is not None:
+                        places.append(c)
+                        continue
+                    j = at[x]
+                    if j not in ops:
+                        ops.append(j)
+                    places.append(ops.index(j))
+                key = (kind, tuple(places))
             if cast(Op, node).static_fields:
                 key = (key, _static(node))
             forms.append(intern(key, len(ids)))
