@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from jit_fuzz import bits  # the fuzzer is a script beside the tests
 
 STEPS = 40
+DEFAULTS = {"MIN_NODES": periods.MIN_NODES, "MIN_LOOPED": periods.MIN_LOOPED}
 
 
 @pytest.fixture
@@ -232,20 +233,49 @@ def test_a_sweep_that_cannot_roll_compiles_again_without_periods(
 def test_a_long_chain_rolls_before_its_statements_at_the_default_thresholds(
     sources: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(periods, "MIN_NODES", 10_000)
-    monkeypatch.setattr(periods, "MIN_LOOPED", 16)
-    n = 4_000  # 12,000 nodes
+    for name, value in DEFAULTS.items():
+        monkeypatch.setattr(periods, name, value)
+    n = periods.MIN_NODES // 3 + 100  # a few more nodes than the least that rolls
     got = ag.jit(ag.value_and_grad(chain), static_argnums=1)(0.5, n)
     assert bits(got) == bits(ag.value_and_grad(chain)(0.5, n))
     assert sum(s.startswith(("def fwd_loop", "def bwd_loop")) for s in sources) == 2
-    assert sum(s.count("\n") for s in sources) < 120  # not 24,000 statements
+    assert sum(s.count("\n") for s in sources) < 120  # not 6 * n statements
 
 
 def test_a_run_of_too_few_nodes_is_left_to_reroll(
     sources: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(periods, "MIN_NODES", 10_000)
-    got = ag.jit(ag.value_and_grad(chain), static_argnums=1)(0.5, 3_000)
-    assert bits(got) == bits(ag.value_and_grad(chain)(0.5, 3_000))
+    for name, value in DEFAULTS.items():
+        monkeypatch.setattr(periods, name, value)
+    n = periods.MIN_NODES // 3 - 100  # a few fewer
+    got = ag.jit(ag.value_and_grad(chain), static_argnums=1)(0.5, n)
+    assert bits(got) == bits(ag.value_and_grad(chain)(0.5, n))
     assert not any(s.startswith("def fwd_loop") for s in sources)
     assert any(s.startswith("def loop") for s in sources)  # `reroll`'s
+
+
+def test_windows_of_a_big_graph_decide_whether_it_is_searched(
+    sources: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over `PROBES` windows of `WINDOW` nodes, a chain shows its run and is searched
+    whole (and rolled); a wide sum's tree shows none, and its order is not searched."""
+    for name, value in DEFAULTS.items():
+        monkeypatch.setattr(periods, name, value)
+    searched = 0
+    find = periods.find
+
+    def counted(forms: list[int], operands: list[list[int]]) -> list[periods.Period]:
+        nonlocal searched
+        searched += 1
+        return find(forms, operands)
+
+    monkeypatch.setattr(periods, "find", counted)
+    n = periods.WINDOW * periods.PROBES // 3 + 500  # more nodes than the windows hold
+    got = ag.jit(ag.value_and_grad(chain), static_argnums=1)(0.5, n)
+    assert bits(got) == bits(ag.value_and_grad(chain)(0.5, n))
+    assert searched == 1
+    assert any(s.startswith("def fwd_loop") for s in sources)
+    ws = [0.001 * i - 3.0 for i in range(periods.WINDOW * periods.PROBES)]
+    got = ag.jit(ag.value_and_grad(ag.dot))(ws, ws[::-1])
+    assert bits(got) == bits(ag.value_and_grad(ag.dot)(ws, ws[::-1]))
+    assert searched == 1  # the tree's windows hold no run

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 import autograd as ag
 from autograd.compiler import codegen as _codegen
+from autograd.compiler import periods as _periods
 from autograd.compiler import reroll as _reroll
 from autograd.compiler.orders import by_depth, sink
 from autograd.compiler.reroll import reroll
@@ -380,6 +381,7 @@ def test_deep_chain_compiles_to_two_loops_with_eager_bits(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.undo()  # the default thresholds: a chain this long is rolled as it is
+    monkeypatch.setattr(_periods, "MIN_NODES", 10**9)  # `reroll`'s loops: no node run rolled first
     sources = generated_sources(monkeypatch)
     calls = 0
 
@@ -403,6 +405,7 @@ def test_budget_counts_what_is_compiled_after_rolling(monkeypatch: pytest.Monkey
     from autograd.compiler import jit as _jit
 
     monkeypatch.undo()
+    monkeypatch.setattr(_periods, "MIN_NODES", 10**9)  # `reroll`'s loops: no node run rolled first
     monkeypatch.setattr(_jit, "BUDGET", 100)  # 15,000 statements traced, a few dozen compiled
     calls = 0
 
@@ -429,6 +432,7 @@ def test_recurrence_over_a_sequence_of_inputs_compiles_to_loops_reading_them(
 ) -> None:
     """An RNN's steps read one input each: a loop reads the inputs at their stride."""
     monkeypatch.undo()
+    monkeypatch.setattr(_periods, "MIN_NODES", 10**9)  # `reroll`'s loops: no node run rolled first
     sources = generated_sources(monkeypatch)
 
     def rnn(w: Scalar, xs: Sequence[float]) -> Scalar:

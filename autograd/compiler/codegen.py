@@ -168,6 +168,7 @@ class Program:
         self.periods: dict[Node, list[periods.Period]] = {}  # per output: the runs it rolled
         self.loops: dict[str, Callable[[], str]] = {}  # their loops' sources, written at `link`
         self._const_at: list[int] = []  # where the order with periods has constants
+        self._input_at: dict[Node, int] | None = None  # memo of `_inputs_at`
         self._rule_forms: dict[tuple[object, ...], list[_Form | None]] = {}
 
     def const(self, value: float) -> str:
@@ -202,8 +203,8 @@ class Program:
             found: list[periods.Period] = []
             if len(names) == len(self.input_names):  # stopped only at inputs: reusable
                 self.orders[out] = order
-                if self.rolls and len(order) >= periods.MIN_NODES:
-                    found = periods.find(*self._node_forms(order))
+                if self.rolls and len(order) >= periods.MIN_NODES and self._repeats(order):
+                    found = periods.find(*self._node_forms(order, dict(self._inputs_at())))
             self._check(len(order))
             # where a run's first iterations start: their statements are compared there
             marks = {per.first(q): per for per in found for q in range(periods.HEAD + 1)}
@@ -232,18 +233,42 @@ class Program:
                 self.periods[out] = rolled
         self.spans.append((start, len(self.stmts)))
 
+    def _repeats(self, order: list[tuple[Node, tuple[Node, ...]]]) -> bool:
+        """Whether one of `periods.PROBES` windows of ``order`` holds a run worth a loop.
+
+        A run worth rolling is thousands of nodes; where the windows find none (a
+        wide sum's tree, a network over data points), the whole order is not searched.
+        """
+        size = periods.WINDOW
+        if len(order) <= size * periods.PROBES:
+            return True  # searched whole, in about as long
+        least = periods.HEAD + periods.TAIL + periods.MIN_LOOPED
+        for k in range(periods.PROBES):
+            a = (len(order) - size) * k // (periods.PROBES - 1)
+            window = order[a : a + size]
+            forms, operands = self._node_forms(window, _Outside(self._inputs_at()))
+            if any(run[2] >= least for run in reroll.short_runs(forms, operands, least, least)):
+                return True
+        return False
+
+    def _inputs_at(self) -> dict[Node, int]:
+        """Each input as an operand of `_node_forms`: ``-1 - index``, as `reroll`'s."""
+        if self._input_at is None:
+            self._input_at = {x: -1 - i for i, x in enumerate(self.input_nodes)}
+        return self._input_at
+
     def _node_forms(
-        self, order: list[tuple[Node, tuple[Node, ...]]]
+        self, order: list[tuple[Node, tuple[Node, ...]]], at: dict[Node, int]
     ) -> tuple[list[int], list[list[int]]]:
         """Per node of ``order``, its form and its operands' positions: what `periods.find` reads.
 
         The form is what the node's statements depend on but its operands' names.
+        ``at``: the inputs' operands (`_inputs_at`), filled in with the nodes' positions
+        (`_Outside` for a window of an order: the nodes before it, too).
         """
-        at: dict[Node, int] = {}
+        inputs = self._inputs_at()
         ids: dict[object, int] = {}
         intern = ids.setdefault
-        for i, x in enumerate(self.input_nodes):  # operands -1 - i, as `reroll`'s
-            at[x] = -1 - i
         # a constant is its bits (an inner transform's 1.0 is not any 1.0), not a position:
         # equal constants are one name to the statements, however many nodes hold them
         consts: dict[Node, str] = {}
@@ -261,7 +286,7 @@ class Program:
                 operands.append([])
                 continue
             if not ins:  # an input (or a node from outside: never the same)
-                key: object = ("input", node in self.plain_inputs) if node in at else -1 - p
+                key: object = ("input", node in self.plain_inputs) if node in inputs else -1 - p
                 forms.append(intern(key, len(ids)))
                 operands.append([])
                 continue
@@ -320,14 +345,12 @@ class Program:
             roles.update({f"a{a + b * q}": ("in", i) for i, (a, b) in enumerate(per.inputs)})
             # an input's own node is named already; readers find it by its stream's role
             slots = tuple(
-                [
-                    ("in", -1) if x in self.plain_inputs else roles.get(names[x], names[x])
-                    for x in nodes
-                ]
+                [_INPUT if x in self.plain_inputs else roles.get(names[x], names[x]) for x in nodes]
             )
             shapes.append((periods.shape(its[q], roles), slots, [x in self.floats for x in nodes]))
-        if shapes[0] != shapes[1] or any(type(r) is tuple and r[0] == "c" for r in slots):
-            return False  # a node named as the previous iteration's value: not kept in a loop
+        named_elsewhere = [r for r in slots if type(r) is tuple and r[0] != "s" and r != _INPUT]
+        if shapes[0] != shapes[1] or named_elsewhere:
+            return False  # a node named as the previous iteration's value, or as an input
         streams = [(a + b * head, b) for a, b in per.inputs]
         loop = periods.ForwardLoop(
             f"fwd_loop{len(self.loops)}", its[head - 1], roles, slots, per.looped, streams
@@ -350,7 +373,7 @@ class Program:
         like = self._iteration(order, per, head - 1)
         for j, node in enumerate(self._iteration(order, per, per.count - periods.TAIL - 1)):
             slot = slots[j]
-            if slot == ("in", -1):  # an input: named already
+            if slot == _INPUT:  # an input: named already
                 continue
             if type(slot) is tuple:
                 name = unpacked.get(slot[1])
@@ -906,6 +929,27 @@ def _static(node: Node) -> tuple[object, ...]:
     values = [getattr(node, name) for name in names]
     return tuple([struct.pack("<d", v) if type(v) is float else v for v in values])
 
+
+class _Outside(dict[Node, int]):
+    """Positions in a window of an order (`Program._repeats`).
+
+    A node outside the window is somewhere before it, the same place each time.
+    """
+
+    def __init__(self, inputs: dict[Node, int]) -> None:
+        super().__init__()
+        self.inputs = inputs  # `Program._inputs_at`: read, not copied
+
+    def __missing__(self, node: Node) -> int:
+        at = self.inputs.get(node)
+        if at is None:
+            at = -(1 << 40) - len(self)  # not an input's -1 - index
+        self[node] = at
+        return at
+
+
+_INPUT: periods.Role = ("in", -1)
+"""The role of a node of a run's iteration that is an input (its readers name it by stream)."""
 
 _ALIASES = {f"{{{i}}}": i for i in range(8)}
 """A forward whose code is one of its names (``{1}``): a product with ``1.0`` (`Sym.unit`)."""

@@ -42,10 +42,16 @@ cotangents from what follows it, and its shapes settle after one or two iteratio
 MIN_LOOPED = 16
 """Fewest iterations a loop is written for."""
 
-MIN_NODES = 10_000
-"""Fewest nodes a run has to be rolled before statements are written. Smaller runs are left
-to `reroll`, which also finds long periods (a data point's network) that small runs inside
-them would hide."""
+MIN_NODES = 2_000
+"""Fewest nodes a run has to be rolled before statements are written (and a graph to be
+searched), as many as `codegen.REROLL_FROM` statements. Smaller runs are left to `reroll`,
+which also finds long periods (a data point's network) that runs inside them would hide."""
+
+PROBES = 8
+"""Windows of a graph's order searched before the whole of it (`codegen.Program._repeats`)."""
+
+WINDOW = 2_048
+"""Nodes in a window: `MIN_LOOPED` and more iterations of a body of up to 88 nodes."""
 
 Role = tuple[str, int]
 """Where a name of one iteration's statements lives, by position: ``("s", k)`` the target of
