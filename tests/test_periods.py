@@ -113,7 +113,7 @@ def test_a_run_rolls_forward_and_backward_with_eager_bits(
     assert any(s.startswith("def bwd_loop") for s in sources)
 
 
-def rnn_over(p: list[Scalar], xs: list[Scalar], where: tuple[int | None, ...]) -> Scalar:
+def rnn_over(p: Sequence[Scalar], xs: Sequence[Scalar], where: tuple[int | None, ...]) -> Scalar:
     """An RNN over a sequence: each iteration reads its own input."""
     h: Scalar = 0.0
     for x in xs[slice(*where)]:
@@ -145,7 +145,7 @@ def test_a_run_reading_differentiated_inputs_is_written_straight(sources: list[s
     assert not any(s.startswith("def fwd_loop") for s in sources)
 
 
-BODIES: list[Callable[[Scalar, Scalar, list[Scalar]], Scalar]] = [
+BODIES: list[Callable[[Scalar, Scalar, Sequence[Scalar]], Scalar]] = [
     lambda h, x, p: ag.tanh(p[0] * h + p[1] * x),
     lambda h, x, p: ag.sigmoid(h * x + p[0]) - p[1] * h,
     lambda h, x, p: h + p[0] * ag.relu(x - h),
@@ -164,12 +164,12 @@ BODIES: list[Callable[[Scalar, Scalar, list[Scalar]], Scalar]] = [
 )
 def test_runs_over_sequences_keep_eager_bits(
     sources: list[str],
-    body: Callable[[Scalar, Scalar, list[Scalar]], Scalar],
+    body: Callable[[Scalar, Scalar, Sequence[Scalar]], Scalar],
     xs: list[float],
     step: int,
     p: list[float],
 ) -> None:
-    def loss(p: list[Scalar], xs: list[Scalar]) -> Scalar:
+    def loss(p: Sequence[Scalar], xs: Sequence[Scalar]) -> Scalar:
         h: Scalar = 0.5
         for x in xs[::step]:
             h = body(h, x, p)
@@ -276,6 +276,6 @@ def test_windows_of_a_big_graph_decide_whether_it_is_searched(
     assert searched == 1
     assert any(s.startswith("def fwd_loop") for s in sources)
     ws = [0.001 * i - 3.0 for i in range(periods.WINDOW * periods.PROBES)]
-    got = ag.jit(ag.value_and_grad(ag.dot))(ws, ws[::-1])
-    assert bits(got) == bits(ag.value_and_grad(ag.dot)(ws, ws[::-1]))
+    summed = ag.jit(ag.value_and_grad(ag.dot))(ws, ws[::-1])
+    assert bits(summed) == bits(ag.value_and_grad(ag.dot)(ws, ws[::-1]))
     assert searched == 1  # the tree's windows hold no run

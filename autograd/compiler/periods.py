@@ -5,14 +5,15 @@ written; on a deep chain (``for _ in range(n): x = tanh(0.9 * x + 0.1)``)
 writing them, then finding them again, is most of a first call. Here the
 repetition is found among the traced nodes first: `find` looks in
 `toposort`'s order for a body of nodes repeated many times, each node
-reading nodes of its own iteration, of the previous one, or one node for
-all iterations (a weight, a constant).
+reading nodes of its own iteration, of the previous one, one node for all
+iterations (a weight), constants, or an input at a stride that is not
+differentiated (an RNN's data).
 
 `codegen.Program` writes a run's first `HEAD` iterations and last `TAIL` as
 usual, and compares the statements of two consecutive ones with each name
 replaced by its role (`shape`): a statement of this iteration, one of the
 iteration written just before, a forward value of this iteration's nodes or
-the previous one's, or a name that stands for itself. Equal shapes, with
+the previous one's, this iteration's input, or a name that stands for itself. Equal shapes, with
 the same nodes in every iteration between, mean every iteration between
 writes those statements too, each reading its own names. The iteration
 written last then becomes a loop's body (`ForwardLoop`, `BackwardLoop`): the
