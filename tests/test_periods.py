@@ -23,6 +23,7 @@ from autograd.core.nodes import Scalar
 
 sys.path.insert(0, str(Path(__file__).parent))
 from jit_fuzz import bits  # the fuzzer is a script beside the tests
+from test_reroll import generated_sources
 
 STEPS = 40
 DEFAULTS = {"MIN_NODES": periods.MIN_NODES, "MIN_LOOPED": periods.MIN_LOOPED}
@@ -33,16 +34,7 @@ def sources(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every runs' loop and chunk the programs linked from now on generate; small runs roll."""
     monkeypatch.setattr(periods, "MIN_NODES", 0)
     monkeypatch.setattr(periods, "MIN_LOOPED", 1)
-    out: list[str] = []
-    link = codegen.Program.link
-
-    def linked(self: codegen.Program, outputs: Sequence[str]) -> object:
-        run = link(self, outputs)
-        out.extend(self.sources)
-        return run
-
-    monkeypatch.setattr(codegen.Program, "link", linked)
-    return out
+    return generated_sources(monkeypatch)
 
 
 def chain(x: Scalar, n: int) -> Scalar:

@@ -621,7 +621,8 @@ class Program:
             )
 
         shapes = []
-        for q in (t + 1, t):
+        rs: dict[str, periods.Role] = {}
+        for q in (t + 1, t):  # the template last: its roles are the loop's
             rs = roles(q)
             left = tuple([None if g is None else rs.get(g, g) for g in at[q - 1][1]])
             needed = [x in needs for x in self._iteration(order, per, q)]
@@ -636,7 +637,7 @@ class Program:
         forward, call = per.loop
         heads = [names[x] for x in self._iteration(order, per, periods.HEAD - 1)]
         back = periods.BackwardLoop(
-            f"bwd_loop{len(self.loops)}", stmts(t), roles(t), forward, call, heads
+            f"bwd_loop{len(self.loops)}", stmts(t), rs, forward, call, heads
         )
         finals = list(dict.fromkeys(back.expr(r) for r in state if type(r) is tuple))
         self.loops[back.name] = functools.partial(back.write, finals)
