@@ -24,6 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import autograd as ag
+from autograd.compiler import guard
 from autograd.compiler import jit as _jit
 from autograd.core.nodes import Leaf, Mul, Node, Scalar
 
@@ -273,6 +274,31 @@ def test_a_thread_reading_a_traced_value_fails_the_trace() -> None:
     with pytest.raises(TypeError, match="another thread"):
         g(-1.0)  # a frozen branch would return -2.0 here
     assert _jit.cache_size(g) == 0
+
+
+def test_builders_read_traced_values_past_the_guard(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A node built in a trace reads its inputs by the slot's alias: no guarded read a node.
+
+    The guard checks each read's caller; a builder's reads are what compiled code
+    repeats, and checking them doubled a trace's cost (bench/README.md).
+    """
+    reads: list[str] = []
+    guarded_get = guard._GuardedValue.__get__
+
+    def counting(self: guard._GuardedValue, node: Node | None, owner: type | None = None) -> object:
+        reads.append(type(node).__name__)
+        return guarded_get(self, node, owner)
+
+    monkeypatch.setattr(guard._GuardedValue, "__get__", counting)
+
+    def f(x: Scalar, y: Scalar) -> Scalar:
+        return ag.tanh(ag.exp(x * 0.5 + 1.0) - y) / 3.0 + ag.maximum(x, y) * ag.sin(x)
+
+    assert bits(ag.jit(f)(0.25, 2.0)) == bits(f(0.25, 2.0))
+    assert reads == []
+    with pytest.raises(TypeError, match=r"reads `\.value`"):
+        ag.jit(lambda x: x * float(x.value))(1.0)  # a node in the trace
+    assert reads[0] == "Leaf"  # the user's read still goes through the guard (then its repr)
 
 
 def test_a_fresh_context_reading_a_traced_value_is_refused() -> None:

@@ -13,6 +13,10 @@ from the user's code:
   running trace; the trace then fails with the same error even if the thread
   swallowed it. Reads of unrelated nodes go through, a little slower.
 
+The builders, which run a node's forward rule as it is made, read their inputs
+through the slot's second name (`rulegen.RAW_VALUE`), which is never wrapped:
+a trace's nodes are built at the speed of eager ones.
+
 ``repr`` (hence ``str``, ``print`` and f-strings) of a traced node shows
 ``value=<traced>``, as JAX prints tracers, so nothing can parse the value back.
 The slot is restored when the last trace ends.

@@ -363,6 +363,10 @@ class Const(_Arith):
         return None  # no inputs: a zero tangent unless a transform seeds this node
 
 
+rulegen.alias_value_slot(Leaf)
+rulegen.alias_value_slot(Const)
+
+
 class Op(_Arith):
     """An op's definition: its node class holds the float forward and the derivative rule.
 

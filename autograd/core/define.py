@@ -45,6 +45,7 @@ def define(cls: type[_OpT]) -> type[_OpT]:
         f.name for f in fields if f.converter is not _input and f.name != "value"
     )
     OPS[cls.name] = cls
+    rulegen.alias_value_slot(cls)
     if _all_defined:  # an op defined after the package's (a user's): complete it now
         try:
             _complete(cls)
@@ -79,6 +80,8 @@ def undefine(cls: type[Op]) -> None:
     rulegen.COMPILED_FORWARDS.pop(cls, None)
     _input_getters.pop(cls, None)
     _VALUE_SLOTS.pop(cls, None)
+    if rulegen.RAW_VALUE in cls.__dict__:
+        delattr(cls, rulegen.RAW_VALUE)
 
 
 _compiled_forwards = rulegen.COMPILED_FORWARDS

@@ -37,6 +37,21 @@ class Kit:
     """The module whose ``on_build`` (`debug_nans`) and ``produced_nan`` the code reads when run."""
 
 
+RAW_VALUE = "_raw_value"
+"""Each node class's ``value`` slot under a second name that `guard_values` never wraps.
+
+The forward code compiled from the ops' definitions (the builders) reads its inputs'
+values through it: a trace's guard checks reads from the user's code, and a builder's
+read of a traced value is what the compiled code repeats. It is the slot itself, as fast
+as ``.value``; reading it from elsewhere is reaching past the guard on purpose.
+"""
+
+
+def alias_value_slot(cls: type) -> None:
+    """Give a node class its `RAW_VALUE` alias of the ``value`` slot (at its definition)."""
+    setattr(cls, RAW_VALUE, cls.__dict__["value"])  # attrs slots=True: the member descriptor
+
+
 _new = object.__new__
 _Rule: TypeAlias = "Callable[[Op, float], tuple[float | None, ...]]"
 
@@ -74,7 +89,7 @@ COMPILED_FORWARDS: dict[type[Op], Callable[[Op], float]] = {}
 def compiled_forward(cls: type[Op], kit: Kit) -> Callable[[Op], float]:
     """``_forward``: the op's forward on its inputs' values (reporting a nan it makes)."""
     node, _ = template(cls, kit, const=False)
-    reads = [f"self.{field}.value" for field in cls.inputs]
+    reads = [f"self.{field}.{RAW_VALUE}" for field in cls.inputs]
     body = node.forward_source([Sym(r) for r in reads]).src
     src = (
         "def _forward(self):\n"
@@ -230,7 +245,7 @@ def _inlined_build(cls: type[Op], kit: Kit) -> Callable[..., Op]:
     """A builder with the compiled forward's text written in: one call a node, not two."""
     xs = [f"_x{i}" for i in range(len(cls.inputs))]
     node, _ = template(cls, kit, const=False)
-    body = node.forward_source([Sym(f"{x}.value") for x in xs]).src
+    body = node.forward_source([Sym(f"{x}.{RAW_VALUE}") for x in xs]).src
     lines = [f"def build({', '.join(xs)}):", "    _node = _new(_cls)"]
     lines += [f"    _set{i}(_node, {x})" for i, x in enumerate(xs)]
     lines += [
