@@ -32,6 +32,7 @@ import collections
 import re
 from collections.abc import Iterator, Sequence
 from itertools import islice
+from operator import itemgetter
 
 from autograd.compiler.orders import permute, sink
 from autograd.compiler.stmts import NAME, Stmt
@@ -512,8 +513,7 @@ def _extent(
     """The longest run of period ``p`` from ``s`` whose operands keep their places.
 
     The first iteration records where each operand is; the second fixes its
-    kind (`_Ref` kinds above); every later one must agree. Statements are
-    compared iteration by iteration, so a run that breaks early costs little.
+    kind (`_Ref` kinds above); every later one must agree.
     """
     n = len(forms)
     body = forms[s : s + p]
@@ -529,18 +529,66 @@ def _extent(
     if q < 2:
         return None
     # From the third iteration on, each operand's kind is fixed: where it must be is
-    # ``a + b * q``, and an iteration agrees when its operands are those, in order.
+    # ``a + b * q``. Iterations are checked in chunks that double, each a few list
+    # comparisons in C (forms, then each operand's column): a run costs little per
+    # iteration, and one that breaks early little in all.
     coeffs, bounds = _affine(refs, s, p, runs)
-    while s + (q + 1) * p <= n:
-        base = s + q * p
-        if forms[base : base + p] != body:
-            break
-        if any(not 0 <= first + step * q < count for first, step, count in bounds):
-            break
-        if operands[base : base + p] != [[a + b * q for a, b in slot] for slot in coeffs]:
-            break
-        q += 1
+    last = (n - s) // p  # iterations that fit
+    for first, step, count in bounds:
+        last = min(last, _in_bounds(first, step, count, q, last))
+    size = _FIRST_CHUNK
+    while q < last:
+        end = min(last, q + size)
+        good = _agreeing(s, p, q, end, body, coeffs, forms, operands)
+        if good < end:
+            return _Run(s, p, good, refs)
+        q, size = end, size * 2
     return _Run(s, p, q, refs)
+
+
+_FIRST_CHUNK = 8
+"""Iterations `_extent` checks first, after the two that fix the kinds; then twice as many."""
+
+
+def _in_bounds(first: int, step: int, count: int, q: int, last: int) -> int:
+    """The first iteration from ``q`` (before ``last``) not ``0 <= first + step * i < count``.
+
+    ``last`` if none. Iteration ``q - 1`` found its operand there, and the index
+    moves one way: it leaves the range once, at the end it moves to.
+    """
+    if step > 0:  # first + step * i >= count from here
+        return min(last, -(-(count - first) // step))
+    if step < 0:  # first + step * i < 0 from here
+        return min(last, first // -step + 1)
+    return last
+
+
+def _agreeing(
+    s: int,
+    p: int,
+    q: int,
+    end: int,
+    body: list[int],
+    coeffs: list[list[tuple[int, int]]],
+    forms: list[int],
+    operands: list[list[int]],
+) -> int:
+    """The first iteration in ``[q, end)`` of the run from ``s`` that breaks it (``end``: none).
+
+    An iteration agrees when its forms are ``body`` and operand ``m`` of slot ``k`` is
+    ``a + b * i`` for ``(a, b) = coeffs[k][m]``.
+    """
+    lo = s + q * p
+    if forms[lo : s + end * p] != body * (end - q):
+        end = next(i for i in range(q, end) if forms[s + i * p : s + (i + 1) * p] != body)
+    for k, slot in enumerate(coeffs):  # equal forms: the same number of operands
+        for m, (a, b) in enumerate(slot):
+            col = list(map(itemgetter(m), operands[lo + k : s + end * p : p]))
+            expect = list(range(a + b * q, a + b * end, b)) if b else [a] * (end - q)
+            if col != expect:
+                pairs = enumerate(zip(col, expect, strict=True))
+                end = q + next(i for i, (x, y) in pairs if x != y)
+    return end
 
 
 def _affine(
