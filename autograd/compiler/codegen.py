@@ -275,6 +275,8 @@ class Program:
         self._const_at = []
         forms: list[int] = []
         operands: list[list[int]] = []
+        form, operand = forms.append, operands.append
+        has_statics: dict[type, bool] = {}  # per class: whether its nodes have static fields
         for p, (node, ins) in enumerate(order):
             kind = type(node)
             if kind is Const:
@@ -282,13 +284,13 @@ class Program:
                 consts[node] = "k" + str(
                     intern((struct.pack("<d", node.value), node is VARIABLE_ONE), len(ids))
                 )
-                forms.append(intern(consts[node], len(ids)))
-                operands.append([])
+                form(intern(consts[node], len(ids)))
+                operand([])
                 continue
             if not ins:  # an input (or a node from outside: never the same)
                 key: object = ("input", node in self.plain_inputs) if node in inputs else -1 - p
-                forms.append(intern(key, len(ids)))
-                operands.append([])
+                form(intern(key, len(ids)))
+                operand([])
                 continue
             at[node] = p
             ops: list[int]
@@ -311,10 +313,13 @@ class Program:
                         ops.append(j)
                     places.append(ops.index(j))
                 key = (kind, tuple(places))
-            if cast(Op, node).static_fields:
+            statics = has_statics.get(kind)
+            if statics is None:
+                statics = has_statics[kind] = bool(cast(Op, node).static_fields)
+            if statics:
                 key = (key, _static(node))
-            forms.append(intern(key, len(ids)))
-            operands.append(ops)
+            form(intern(key, len(ids)))
+            operand(ops)
         return forms, operands
 
     def _iteration(
