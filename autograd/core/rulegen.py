@@ -48,8 +48,13 @@ as ``.value``; reading it from elsewhere is reaching past the guard on purpose.
 
 
 def alias_value_slot(cls: type) -> None:
-    """Give a node class its `RAW_VALUE` alias of the ``value`` slot (at its definition)."""
-    setattr(cls, RAW_VALUE, cls.__dict__["value"])  # attrs slots=True: the member descriptor
+    """Give a node class its `RAW_VALUE` alias of the ``value`` slot (at its definition).
+
+    A class whose slot is its base's (an attrs subclass) inherits the base's alias.
+    """
+    slot = cls.__dict__.get("value")  # attrs slots=True: the member descriptor
+    if slot is not None:
+        setattr(cls, RAW_VALUE, slot)
 
 
 _new = object.__new__
