@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import autograd as ag
-from autograd.compiler import codegen, periods
+from autograd.compiler import codegen, periods, reroll
 from autograd.core.nodes import Scalar
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -128,13 +128,128 @@ def test_a_run_reading_a_sequence_streams_its_inputs(
     assert any(s.startswith("def bwd_loop") for s in sources)
 
 
-def test_a_run_reading_differentiated_inputs_is_written_straight(sources: list[str]) -> None:
-    """Each input's cotangent is an output of the program, which a loop would not name."""
+def rolled(sources: list[str]) -> bool:
+    """Whether a run rolled both ways: a forward and a backward loop were generated."""
+    return any(s.startswith("def fwd_loop") for s in sources) and any(
+        s.startswith("def bwd_loop") for s in sources
+    )
+
+
+@pytest.mark.parametrize("where", [(0, 60, 1), (None, None, -1)])
+def test_a_run_reading_differentiated_inputs_at_a_step_of_one_rolls(
+    sources: list[str], where: tuple[int | None, ...]
+) -> None:
+    """Each input's cotangent is an item of the backward loop's list, returned as its slice."""
     vg = ag.value_and_grad(rnn_over, argnums=(0, 1))
-    got = ag.jit(vg, static_argnums=2)([0.8, 0.3], SEQUENCE, (0, 60, 1))
-    assert bits(got) == bits(vg([0.8, 0.3], SEQUENCE, (0, 60, 1)))
-    assert sources
+    got = ag.jit(vg, static_argnums=2)([0.8, 0.3], SEQUENCE, where)
+    assert bits(got) == bits(vg([0.8, 0.3], SEQUENCE, where))
+    assert rolled(sources)
+    (chunk,) = [s for s in sources if s.startswith("def chunk")]
+    assert "*" in chunk.splitlines()[-1]  # the looped inputs' gradients: one slice
+
+
+@pytest.mark.parametrize("where", [(1, 60, 2), (59, None, -3)])
+def test_differentiated_inputs_at_a_stride_roll_and_name_their_gradients(
+    sources: list[str], where: tuple[int | None, ...]
+) -> None:
+    """Between the looped inputs' gradients are unread inputs' zeros: no slice, each named."""
+    vg = ag.value_and_grad(rnn_over, argnums=(0, 1))
+    got = ag.jit(vg, static_argnums=2)([0.8, 0.3], SEQUENCE, where)
+    assert bits(got) == bits(vg([0.8, 0.3], SEQUENCE, where))
+    assert rolled(sources)
+    (chunk,) = [s for s in sources if s.startswith("def chunk")]
+    assert "*" not in chunk.splitlines()[-1]
+
+
+def flat_layers(p: Sequence[Scalar], x: Scalar) -> Scalar:
+    """`layers` with its parameters in one list, ``[w0, b0, w1, b1, ...]``."""
+    for i in range(0, len(p), 2):
+        x = ag.tanh(p[i] * x + p[i + 1])
+    return x
+
+
+def test_gradients_of_interleaved_streams_are_returned_interleaved(sources: list[str]) -> None:
+    vg = ag.value_and_grad(flat_layers)
+    p = [v for pair in zip(WEIGHTS, SEQUENCE, strict=True) for v in pair]
+    assert bits(ag.jit(vg)(p, 0.3)) == bits(vg(p, 0.3))
+    assert rolled(sources)
+    (chunk,) = [s for s in sources if s.startswith("def chunk")]
+    assert "*interleaved(" in chunk.splitlines()[-1]
+
+
+def rnn_and_penalty(p: Sequence[Scalar], xs: Sequence[Scalar]) -> Scalar:
+    """The inputs are read by the run and by a penalty after it: two contributions each."""
+    return rnn_over(p, xs, (None,)) + 0.01 * ag.sum([x * x for x in xs])
+
+
+def test_differentiated_inputs_read_outside_the_run_are_written_straight(
+    sources: list[str],
+) -> None:
+    vg = ag.value_and_grad(rnn_and_penalty, argnums=(0, 1))
+    assert bits(ag.jit(vg)([0.8, 0.3], SEQUENCE)) == bits(vg([0.8, 0.3], SEQUENCE))
     assert not any(s.startswith("def fwd_loop") for s in sources)
+
+
+def layers(params: tuple[Sequence[Scalar], Sequence[Scalar]], x: Scalar) -> Scalar:
+    """A deep net with a weight and a bias a layer: the bias's cotangent is set by the
+    sweep of the iteration after its own (`toposort` puts the bias before its sum)."""
+    ws, bs = params
+    for w, b in zip(ws, bs, strict=True):
+        x = ag.tanh(w * x + b)
+    return x
+
+
+def layers_bias_first(params: tuple[Sequence[Scalar], Sequence[Scalar]], x: Scalar) -> Scalar:
+    """The same net with the bias read first: its cotangent is its own iteration's."""
+    ws, bs = params
+    for w, b in zip(ws, bs, strict=True):
+        x = ag.tanh(b + x * w)
+    return x
+
+
+def chain_sum(ws: Sequence[Scalar], xs: Sequence[Scalar]) -> Scalar:
+    """A loss summed in a Python loop: one product and one sum an input."""
+    total: Scalar = 0.0
+    for w, x in zip(ws, xs, strict=True):
+        total = total + w * x
+    return total
+
+
+WEIGHTS = [0.5 + ((i * 5) % 7) / 10.0 for i in range(60)]
+
+
+@pytest.mark.parametrize("net", [layers, layers_bias_first])
+def test_a_deep_net_with_weights_a_layer_rolls(
+    sources: list[str], net: Callable[[tuple[Sequence[Scalar], Sequence[Scalar]], Scalar], Scalar]
+) -> None:
+    vg = ag.value_and_grad(net)
+    params = (WEIGHTS, [w - 0.7 for w in SEQUENCE])
+    assert bits(ag.jit(vg)(params, 0.3)) == bits(vg(params, 0.3))
+    assert rolled(sources)
+
+
+def test_a_sum_in_a_python_loop_rolls(sources: list[str]) -> None:
+    vg = ag.value_and_grad(chain_sum)
+    assert bits(ag.jit(vg)(WEIGHTS, SEQUENCE)) == bits(vg(WEIGHTS, SEQUENCE))
+    assert rolled(sources)
+
+
+def test_looped_gradients_are_named_one_by_one_where_a_slice_cannot_return_them(
+    sources: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs of list items too short to splice, and programs of several chunks, which
+    return names: each item gets a statement of its own."""
+    vg = ag.value_and_grad(layers)
+    params = (WEIGHTS, [w - 0.7 for w in SEQUENCE])
+    want = bits(vg(params, 0.3))
+    monkeypatch.setattr(reroll, "SPLICE", 10**6)
+    assert bits(ag.jit(vg)(params, 0.3)) == want
+    monkeypatch.undo()
+    monkeypatch.setattr(periods, "MIN_NODES", 0)
+    monkeypatch.setattr(periods, "MIN_LOOPED", 1)
+    monkeypatch.setattr(codegen, "CHUNK", 40)
+    assert bits(ag.jit(vg)(params, 0.3)) == want
+    assert rolled(sources)
 
 
 BODIES: list[Callable[[Scalar, Scalar, Sequence[Scalar]], Scalar]] = [

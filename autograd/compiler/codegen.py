@@ -13,6 +13,7 @@ objects, so ``-0.0``, ``nan`` and ``inf`` keep their bits.
 from __future__ import annotations
 
 import bisect
+import collections
 import functools
 import itertools
 import math
@@ -112,6 +113,14 @@ def check_guard(holds: bool, expected: bool) -> float:
 HELPERS["check_guard"] = check_guard
 
 
+def interleaved(*lists: list[float]) -> Iterator[float]:
+    """The items of equally long ``lists`` in turn: a program's gradients from several loops."""
+    return itertools.chain.from_iterable(zip(*lists, strict=True))
+
+
+HELPERS["interleaved"] = interleaved
+
+
 class Program:
     """The statements of one compiled graph, and the constants they read."""
 
@@ -170,6 +179,9 @@ class Program:
         self._const_at: list[int] = []  # where the order with periods has constants
         self._input_at: dict[Node, int] | None = None  # memo of `_inputs_at`
         self._rule_forms: dict[tuple[object, ...], list[_Form | None]] = {}
+        self.elements: dict[str, tuple[str, int]] = {}
+        """Outputs that are items of a loop's list (`_looped_variables`): the list's name, where."""
+        self._unpacked: set[str] = set()  # the items `link` gave a statement of their own
 
     def const(self, value: float) -> str:
         """A name for a constant, shared by every constant with the same bits."""
@@ -336,11 +348,11 @@ class Program:
         `periods.shape`, their nodes the same names' roles and the same kinds.
         Names are given to the last looped iteration's nodes, which the tail reads.
         """
-        head, names = periods.HEAD, self.names
+        head, names, inputs = periods.HEAD, self.names, self._inputs_at()
         bounds = [at[per.first(q)] for q in range(head + 1)]
         its = [self.stmts[bounds[q] : bounds[q + 1]] for q in range(head)]
-        if any(self.input_nodes[i] not in self.plain_inputs for i in self._streamed(per)):
-            return False  # a variable's cotangent is an output, which no loop names
+        if not self._streams_roll(order, per):
+            return False
         shapes = []
         roles: dict[str, periods.Role] = {}
         slots: tuple[periods.Role | str, ...] = ()
@@ -349,9 +361,7 @@ class Program:
             roles = periods.own_roles(its[q], its[q - 1])
             roles.update({f"a{a + b * q}": ("in", i) for i, (a, b) in enumerate(per.inputs)})
             # an input's own node is named already; readers find it by its stream's role
-            slots = tuple(
-                [_INPUT if x in self.plain_inputs else roles.get(names[x], names[x]) for x in nodes]
-            )
+            slots = tuple([_INPUT if x in inputs else roles.get(names[x], names[x]) for x in nodes])
             shapes.append((periods.shape(its[q], roles), slots, [x in self.floats for x in nodes]))
         named_elsewhere = [r for r in slots if type(r) is tuple and r[0] != "s" and r != _INPUT]
         if shapes[0] != shapes[1] or named_elsewhere:
@@ -396,6 +406,75 @@ class Program:
     def _fixed(self, order: list[tuple[Node, tuple[Node, ...]]], per: periods.Period) -> list[Node]:
         """The nodes every iteration of a run reads (their cotangents add up over it)."""
         return [order[f][0] if f >= 0 else self.input_nodes[-1 - f] for f in per.fixed]
+
+    def _streams_roll(
+        self, order: list[tuple[Node, tuple[Node, ...]]], per: periods.Period
+    ) -> bool:
+        """Whether a run's input streams can be looped over.
+
+        A stream of plain numbers always can. A stream of variables (an input
+        differentiated, a layer's own weight) can if no node outside its
+        iteration reads each variable, so that the loop's cotangent of it is
+        the whole of it; the loop keeps those in a list (`_looped_variables`).
+        """
+        plain = self.plain_inputs
+        variables: set[Node] = set()
+        for first, step in per.inputs:
+            stream = [self.input_nodes[i] for i in range(first, first + step * per.count, step)]
+            kinds = {x in plain for x in stream}
+            if kinds == {False}:
+                variables.update(stream)
+            elif kinds != {True}:
+                return False  # plain numbers and variables mixed: the iterations differ
+        if not variables:
+            return True
+        readers = collections.Counter(x for _, ins in order for x in ins if x in variables)
+        return all(readers[x] == 1 for x in variables)
+
+    def _variables(self, per: periods.Period, q: int) -> list[Node]:
+        """Iteration ``q``'s streamed variables (differentiated inputs), one per such stream."""
+        if not 0 <= q < per.count:
+            return []
+        xs = [self.input_nodes[a + b * q] for a, b in per.inputs]
+        return [x for x in xs if x not in self.plain_inputs]
+
+    def _looped_variables(
+        self,
+        per: periods.Period,
+        grads: tuple[periods.Role | str | None, ...],
+        kept: list[int],
+        template: list[str],
+        call: str,
+        lists_at: int,
+        cot: dict[Node, str],
+    ) -> None:
+        """Name the looped iterations' cotangents of their variables (`_loop_backward`).
+
+        ``grads``: per variable stream, the role of its cotangent in the
+        template (the first tail iteration, whose statements are ``template``):
+        a list the loop kept, at ``kept``; a name that stands for itself; or
+        None. Items of a list are outputs only: each gets a name in `elements`,
+        which `link` returns as a slice of the list (the loop ran last
+        iteration first). A cotangent the iteration after set (``c``) is one
+        iteration behind: the last looped one's is the template's statement.
+        """
+        t = per.count - periods.TAIL
+        streams = iter(kept)
+        for i, role in enumerate(grads):
+            if role is None:
+                continue
+            xs = [self._variables(per, q)[i] for q in range(periods.HEAD, t)]
+            if isinstance(role, str):
+                cot.update(dict.fromkeys(xs, role))
+                continue
+            values = f"g{len(self.stmts)}"
+            self.emit(values, f"{call}[{lists_at + next(streams)}]", (call,))
+            if role[0] == "c":
+                cot[xs.pop()] = template[role[1]]
+            for k, x in enumerate(reversed(xs)):
+                name = f"e{len(self.elements)}"
+                self.elements[name] = (values, k)
+                cot[x] = name
 
     def _streamed(self, per: periods.Period) -> Iterator[int]:
         """The indices of the inputs a run's iterations read, one an iteration per stream."""
@@ -580,7 +659,7 @@ class Program:
             for per in found
             for q in range(per.count - tail - 1, per.count)
         }
-        at: dict[int, tuple[int, list[str | None]]] = {}
+        at: dict[int, tuple[int, list[str | None], list[str | None]]] = {}
         p = len(order)
         for e in [*sorted(marks, reverse=True), -1]:
             for node, ins in reversed(order[e + 1 : p]):
@@ -591,7 +670,8 @@ class Program:
                 break
             per, q = marks[e]
             left = [cot.get(x) for x in self._iteration(order, per, q)]
-            at[q] = (len(self.stmts), left + [cot.get(x) for x in self._fixed(order, per)])
+            left += [cot.get(x) for x in self._fixed(order, per)]
+            at[q] = (len(self.stmts), left, [cot.get(x) for x in self._variables(per, q + 1)])
             if q == per.count - tail - 1:
                 self._loop_backward(order, per, at, cot, needs)
                 p = per.first(periods.HEAD)
@@ -600,16 +680,19 @@ class Program:
         self,
         order: list[tuple[Node, tuple[Node, ...]]],
         per: periods.Period,
-        at: dict[int, tuple[int, list[str | None]]],
+        at: dict[int, tuple[int, list[str | None], list[str | None]]],
         cot: dict[Node, str],
         needs: set[Node],
     ) -> None:
         """Sweep a run's looped iterations as a call of one loop, or raise `periods.Unrolled`.
 
-        ``at[q]``: where iteration q's sweep began, and the cotangents the one
-        after it left (its nodes', the fixed nodes'). The first two tail
-        iterations must have the same `periods.shape`, leave cotangents of the
-        same roles, and need the same nodes as every looped one.
+        ``at[q]``: where iteration q's sweep began, the cotangents the one
+        after it left (its nodes', the fixed nodes'), and that one's streamed
+        variables' (`_variables`), complete once it is swept. The first two
+        tail iterations must have the same `periods.shape`, leave cotangents
+        of the same roles, and need the same nodes as every looped one. The
+        loop keeps each iteration's cotangents of its variables in lists,
+        whose items stand for them (`elements`).
         """
         names, t = self.names, per.count - periods.TAIL  # t: the template, swept last
 
@@ -630,9 +713,10 @@ class Program:
         for q in (t + 1, t):  # the template last: its roles are the loop's
             rs = roles(q)
             left = tuple([None if g is None else rs.get(g, g) for g in at[q - 1][1]])
+            grads = tuple([None if g is None else rs.get(g, g) for g in at[q - 1][2]])
             needed = [x in needs for x in self._iteration(order, per, q)]
-            shapes.append((periods.shape(stmts(q), rs), left, needed))
-        state = shapes[1][1]
+            shapes.append((periods.shape(stmts(q), rs), left, needed, grads))
+        state, grads = shapes[1][1], shapes[1][3]
         if shapes[0] != shapes[1] or any(type(r) is tuple and r[0] == "c" for r in state):
             raise periods.Unrolled
         looped = [x in needs for x, _ in order[per.first(periods.HEAD) : per.first(t)]]
@@ -645,11 +729,15 @@ class Program:
             f"bwd_loop{len(self.loops)}", stmts(t), rs, forward, call, heads
         )
         finals = list(dict.fromkeys(back.expr(r) for r in state if type(r) is tuple))
+        # a variable's cotangent the sweep of the iteration after set (``c``): that one keeps it
+        kept = [back.keep(("s", r[1]) if r[0] == "c" else r) for r in grads if type(r) is tuple]
         self.loops[back.name] = functools.partial(back.write, finals)
         target = f"g{len(self.stmts)}"
         args = list(back.params)
         uses = tuple(dict.fromkeys(u for a in args for u in NAME.findall(a)))
         self.emit(target, f"{back.name}({', '.join(args)})", uses)
+        template = [name for name, _, _ in stmts(t)]
+        self._looped_variables(per, grads, kept, template, target, len(finals), cot)
         got: dict[str, str] = {}
         nodes = self._iteration(order, per, periods.HEAD - 1) + self._fixed(order, per)
         for x, r in zip(nodes, state, strict=True):
@@ -810,6 +898,7 @@ class Program:
         names = [self.const(0.0) if o == "0.0" else o for o in outputs]
         self.sources.clear()
         namespace_extra = self._loop_functions()
+        spliced = self._element_returns(names)  # what a lone chunk returns
         if self.batch is not None:
             namespace_extra, varying = self._rewrite(self.batch)
             if self.batch.index is not None and self.batch.pack_rows >= pack.MIN_ROWS:
@@ -817,13 +906,16 @@ class Program:
                     self.stmts, varying, names, self.batch.index, self.batch.pack_rows
                 )
                 namespace_extra.update(packed)
-        returns = names  # what a lone chunk returns: names, or a run of them as a slice
+        returns = spliced  # what a lone chunk returns: names, or a run of them as a slice
         if self.batch is None and len(self.stmts) >= REROLL_FROM:
             rolled = None
             order = orders.by_depth(self.stmts, force=DEPTH_ALWAYS)
             if order is not None:  # a wide sum: by depth, its levels roll
                 deep = reroll.reroll(
-                    [self.stmts[i] for i in order], names, HELPERS, [self.written[i] for i in order]
+                    [self.stmts[i] for i in order],
+                    spliced,
+                    HELPERS,
+                    [self.written[i] for i in order],
                 )
                 if DEPTH_ALWAYS or len(deep.stmts) < len(self.stmts) * DEPTH_GAIN:
                     rolled = deep
@@ -831,7 +923,7 @@ class Program:
                 movable = [False] * len(self.stmts)
                 for start, end in self.spans:
                     movable[start:end] = [True] * (end - start)
-                rolled = reroll.reroll(self.stmts, names, HELPERS, self.written, movable)
+                rolled = reroll.reroll(self.stmts, spliced, HELPERS, self.written, movable)
             self.stmts = rolled.stmts
             namespace_extra.update(rolled.loops)
             self.sources += rolled.sources
@@ -839,6 +931,11 @@ class Program:
                 returns = rolled.returns
             else:  # outputs cross chunks in R by name
                 self.stmts += rolled.spliced
+        if len(self.stmts) > CHUNK:  # so do a loop's list's items
+            for name in dict.fromkeys(n for n in names if n in self.elements):
+                if name not in self._unpacked:
+                    values, at = self.elements[name]
+                    self.emit(name, f"{values}[{at}]", (values,))
         self._check(0, self.budget)
         chunks = [self.stmts[i : i + CHUNK] for i in range(0, len(self.stmts), CHUNK)] or [[]]
         const_names = [f"k{i}" for i in range(len(self.const_values))]
@@ -898,6 +995,68 @@ class Program:
             # reads R only: the caller's fresh list of inputs is R (a list of floats is one)
             return cast(Callable[[list[float]], tuple[float, ...]], fns[0])
         return _run_chunks(fns, list(self.const_values), len(slots), [slots[o] for o in names])
+
+    def _element_returns(self, names: list[str]) -> list[str]:
+        """``names`` with each run of items of loops' lists as slices of them (``*g7[4:0:-1]``).
+
+        A run takes items from ``r`` lists in turn (parameters laid out as
+        ``[w0, b0, w1, b1, ...]``), each list's index moving by one the same
+        way: ``*interleaved(g7[0:30:1], g9[0:30:1])``. An item outside such a
+        run gets a statement of its own. A program of several chunks returns
+        names only: `link` then names every item.
+        """
+        out: list[str] = []
+        k = 0
+        while k < len(names):
+            run = self._element_run(names, k)
+            if run is None:
+                name = names[k]
+                if name in self.elements and name not in self._unpacked:
+                    self._unpacked.add(name)
+                    values, i = self.elements[name]
+                    self.emit(name, f"{values}[{i}]", (values,))
+                out.append(name)
+                k += 1
+                continue
+            starts, step, m = run
+            slices = [f"{values}[{_slice(first, step, m)}]" for values, first in starts]
+            out.append(
+                f"*{slices[0]}" if len(slices) == 1 else f"*interleaved({', '.join(slices)})"
+            )
+            k += len(starts) * m
+        return out
+
+    def _element_run(
+        self, names: list[str], k: int
+    ) -> tuple[list[tuple[str, int]], int, int] | None:
+        """The run of list items from output ``k`` (`_element_returns`), if long enough.
+
+        Its lists with their first indices, the step (1 or -1), and the items it
+        takes from each.
+        """
+        at = self.elements.get
+        first = at(names[k])
+        if first is None:
+            return None
+        starts = [first]
+        while k + len(starts) < len(names) and len(starts) <= 8:
+            here = at(names[k + len(starts)])
+            if here is None or here[0] == first[0]:
+                break
+            starts.append(here)
+        r = len(starts)
+        after = at(names[k + r]) if k + r < len(names) else None
+        if len({v for v, _ in starts}) < r or after is None or after[0] != first[0]:
+            return None
+        step = after[1] - first[1]
+        if step not in (1, -1):
+            return None
+        m = 1
+        while k + (m + 1) * r <= len(names) and all(
+            at(names[k + m * r + c]) == (v, i + step * m) for c, (v, i) in enumerate(starts)
+        ):
+            m += 1
+        return (starts, step, m) if m * r >= reroll.SPLICE else None
 
     def _loop_functions(self) -> dict[str, object]:
         """The loops of rolled runs (`periods`), compiled: globals their calls read."""
@@ -999,6 +1158,13 @@ _RELEASE_SIZE = 1024
 
 _INPUT_RUN = 4
 """Consecutive inputs returned in a row from this many on are one slice of R."""
+
+
+def _slice(first: int, step: int, count: int) -> str:
+    """The slice taking ``count`` items from ``first`` by ``step`` (1 or -1)."""
+    last = first + step * (count - 1)
+    stop = last + 1 if step > 0 else last - 1 if last else ""
+    return f"{first}:{stop}:{step}"
 
 
 def _input_runs(returns: Sequence[str], inputs: int) -> list[str]:

@@ -6,8 +6,9 @@ writing them, then finding them again, is most of a first call. Here the
 repetition is found among the traced nodes first: `find` looks in
 `toposort`'s order for a body of nodes repeated many times, each node
 reading nodes of its own iteration, of the previous one, one node for all
-iterations (a weight), constants, or an input at a stride that is not
-differentiated (an RNN's data).
+iterations (a weight), constants, or an input at a stride (an RNN's data;
+a layer's own weight, differentiated, whose cotangents the backward loop
+keeps in a list).
 
 `codegen.Program` writes a run's first `HEAD` iterations and last `TAIL` as
 usual, and compares the statements of two consecutive ones with each name
@@ -60,7 +61,7 @@ this iteration's statement k, ``("c", k)`` of the previous iteration's (carried)
 and ``("f1", j)`` the forward value of node j of this iteration and of the previous one,
 ``("in", i)`` this iteration's input of the run's stream i (`Period.inputs`)."""
 
-_PART = re.compile(r"\b([avgklp][0-9]+)\b")
+_PART = re.compile(r"\b([avegklp][0-9]+)\b")
 
 
 class Unrolled(Exception):
@@ -104,7 +105,7 @@ def find(forms: list[int], operands: list[list[int]]) -> list[Period]:
     found = [
         Period(*run)
         for run in reroll.short_runs(forms, operands, least, max(least, MIN_NODES))
-        if run[2] >= least
+        if run[2] >= least and any(operands[run[0] : run[0] + run[1]])  # not inputs alone
     ]
     if not found:
         return []
@@ -298,7 +299,8 @@ class BackwardLoop(_Body):
     Forward values stream in from the forward loop's lists (`ForwardLoop.stored`):
     ``f0`` this iteration's, ``f1`` the previous one's, whose first is the last
     iteration before the loop (``heads``, by name). It returns the cotangents
-    the sweep leaves (``state``: roles, or names that stand for themselves).
+    the sweep leaves (``state``: roles, or names that stand for themselves),
+    then a list of each value it `keep`s, one an iteration, last first.
     """
 
     def __init__(
@@ -312,7 +314,18 @@ class BackwardLoop(_Body):
     ) -> None:
         self.forward, self.call, self.heads = forward, call, heads
         self.name = name
+        self.kept: list[str] = []  # what each iteration appends to a list of its own
         super().__init__(template, roles)
+
+    def keep(self, role: Role) -> int:
+        """Return, after the state, a list of what ``role`` names at each iteration: its index."""
+        e = self.expr(role)
+        if e not in self.kept:
+            self.kept.append(e)
+        return self.kept.index(e)
+
+    def appends(self) -> list[str]:
+        return [f"        _b{i}({e})" for i, e in enumerate(self.kept)]
 
     def stream(self, role: Role) -> str:
         got = self.streams.get(role)
@@ -334,9 +347,11 @@ class BackwardLoop(_Body):
         return got[0]
 
     def write(self, finals: Sequence[str]) -> str:
-        """The source; ``finals``: the expressions (`place`) of what it returns."""
+        """The source; ``finals``: the expressions (`place`) it returns before the lists."""
         over = _over(list(self.streams.values()), self.forward.count)
-        return self.source(self.name, over, [], finals)
+        extra = [f"_m{i} = []; _b{i} = _m{i}.append" for i in range(len(self.kept))]
+        returns = [*finals, *(f"_m{i}" for i in range(len(self.kept)))]
+        return self.source(self.name, over, extra, returns)
 
 
 def _inputs(inputs: str, first: int, step: int, count: int) -> str:

@@ -37,7 +37,7 @@ from operator import itemgetter
 from autograd.compiler.orders import permute, sink
 from autograd.compiler.stmts import NAME, Stmt
 
-_SPLIT = re.compile(r"\b([avgkl][0-9]+)\b")
+_SPLIT = re.compile(r"\b([avegkl][0-9]+)\b")
 
 MIN_REPS = 4
 """Fewest iterations a run is worth a loop for."""

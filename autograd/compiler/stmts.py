@@ -12,6 +12,7 @@ import re
 
 Stmt = tuple[str, str, tuple[str, ...]]  # target name, expression, names it reads
 
-NAME = re.compile(r"\b[avgklp][0-9]+\b")
+NAME = re.compile(r"\b[avegklp][0-9]+\b")
 """The names generated code uses: inputs ``a``, values ``v``, cotangents and sums ``g``,
-constants ``k``, loop results ``l``, packs of a batch ``p`` (`compiler.pack`)."""
+items of a loop's list of cotangents ``e`` (`Program.elements`), constants ``k``, loop
+results ``l``, packs of a batch ``p`` (`compiler.pack`)."""
