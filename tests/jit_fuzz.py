@@ -150,6 +150,8 @@ def make_case(seed: int) -> Case:
         aux: Tree = None
     else:
         out = ("r", rng.randrange(size)) if rng.random() < 0.9 else rng.choice(SPECIAL)
+        if PERIODS and rng.random() < 0.5:  # the last register: the loops before it feed it
+            out = ("r", size - 1)
         aux = _out_tree(rng, size, rng.randint(0, 2)) if has_aux else None
     return Case(seed, args, args2, tuple(program), out, aux, transform, argnums, has_aux, PERIODS)
 
@@ -295,12 +297,16 @@ def _over_sequence(rng: random.Random, loop: Instr) -> Instr:
     else:
         first = SEQUENCE - 1 - rng.randrange(SEQUENCE + step * (reps - 1))
     body = []
+    # half the loops read the item once an iteration: a differentiated one's cotangent is
+    # then the loop's alone (kept in a list), not a sum of the body's parts
+    once, read = rng.random() < 0.5, False
     for ins in cast("tuple[Instr, ...]", loop[2]):
         parts = list(ins)
         # one operand of a binary op or a three-operand one: the other one is mostly the
         # loop's own value, so this one's plain number meets a node (no guard in between)
-        if parts[0] in ("b", "s") and rng.random() < 0.7:
+        if parts[0] in ("b", "s") and not (once and read) and rng.random() < 0.7:
             parts[rng.randrange(len(parts) - 2, len(parts))] = STEP
+            read = True
         body.append(tuple(parts))
     return ("l", reps, tuple(body), first, step)
 

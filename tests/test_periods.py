@@ -268,6 +268,7 @@ BODIES: list[Callable[[Scalar, Scalar, Sequence[Scalar]], Scalar]] = [
     xs=st.lists(st.floats(-2, 2), min_size=40, max_size=60),  # 14 or more iterations
     step=st.sampled_from([1, 2, 3, -1, -2]),
     p=st.lists(st.floats(-1.5, 1.5), min_size=2, max_size=2),
+    argnums=st.sampled_from([0, (0, 1), 1]),
 )
 def test_runs_over_sequences_keep_eager_bits(
     sources: list[str],
@@ -275,7 +276,10 @@ def test_runs_over_sequences_keep_eager_bits(
     xs: list[float],
     step: int,
     p: list[float],
+    argnums: int | tuple[int, ...],
 ) -> None:
+    """The sequence plain, or differentiated: then the loop keeps each item's cotangent."""
+
     def loss(p: Sequence[Scalar], xs: Sequence[Scalar]) -> Scalar:
         h: Scalar = 0.5
         for x in xs[::step]:
@@ -283,9 +287,11 @@ def test_runs_over_sequences_keep_eager_bits(
         return h
 
     sources.clear()
-    got = ag.jit(ag.value_and_grad(loss))(p, xs)
-    assert bits(got) == bits(ag.value_and_grad(loss)(p, xs))
+    vg = ag.value_and_grad(loss, argnums=argnums)
+    assert bits(ag.jit(vg)(p, xs)) == bits(vg(p, xs))
     assert any(s.startswith("def fwd_loop") for s in sources)
+    if argnums != 0:  # the items' cotangents, kept in a list the loop appends to
+        assert any(s.startswith("def bwd_loop") and "_b0(" in s for s in sources)
 
 
 def test_without_a_gradient_the_loop_keeps_no_values(sources: list[str]) -> None:
