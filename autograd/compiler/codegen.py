@@ -929,8 +929,9 @@ class Program:
             self.sources += rolled.sources
             if len(self.stmts) <= CHUNK:
                 returns = rolled.returns
-            else:  # outputs cross chunks in R by name
-                self.stmts += rolled.spliced
+            else:  # outputs cross chunks in R by name; one a statement reads is set already
+                defined = {t for t, _, _ in self.stmts}
+                self.stmts += [st for st in rolled.spliced if st[0] not in defined]
         if len(self.stmts) > CHUNK:  # so do a loop's list's items
             for name in dict.fromkeys(n for n in names if n in self.elements):
                 if name not in self._unpacked:
