@@ -114,11 +114,12 @@ HELPERS["check_guard"] = check_guard
 
 
 def interleaved(*lists: list[float]) -> Iterator[float]:
-    """The items of equally long ``lists`` in turn: a program's gradients from several loops."""
+    """The items of equally long ``lists`` in turn: a program's gradients from several loops.
+
+    A global of a scalar program that returns them (`Program.link`), not one of the
+    `HELPERS`, which a batch's code has NumPy twins of.
+    """
     return itertools.chain.from_iterable(zip(*lists, strict=True))
-
-
-HELPERS["interleaved"] = interleaved
 
 
 class Program:
@@ -898,6 +899,8 @@ class Program:
         names = [self.const(0.0) if o == "0.0" else o for o in outputs]
         self.sources.clear()
         namespace_extra = self._loop_functions()
+        if self.elements:
+            namespace_extra["interleaved"] = interleaved
         spliced = self._element_returns(names)  # what a lone chunk returns
         if self.batch is not None:
             namespace_extra, varying = self._rewrite(self.batch)
