@@ -135,17 +135,23 @@ def rolled(sources: list[str]) -> bool:
     )
 
 
-@pytest.mark.parametrize("where", [(0, 60, 1), (None, None, -1)])
-def test_a_run_reading_differentiated_inputs_at_a_step_of_one_rolls(
-    sources: list[str], where: tuple[int | None, ...]
-) -> None:
-    """Each input's cotangent is an item of the backward loop's list, returned as its slice."""
+def returned_line_of_rolled_rnn(sources: list[str], where: tuple[int | None, ...]) -> str:
+    """The RNN over a differentiated sequence, jitted: checks bits and that it rolled;
+    returns the program's return line."""
     vg = ag.value_and_grad(rnn_over, argnums=(0, 1))
     got = ag.jit(vg, static_argnums=2)([0.8, 0.3], SEQUENCE, where)
     assert bits(got) == bits(vg([0.8, 0.3], SEQUENCE, where))
     assert rolled(sources)
     (chunk,) = [s for s in sources if s.startswith("def chunk")]
-    assert "*" in chunk.splitlines()[-1]  # the looped inputs' gradients: one slice
+    return chunk.splitlines()[-1]
+
+
+@pytest.mark.parametrize("where", [(0, 60, 1), (None, None, -1)])
+def test_a_run_reading_differentiated_inputs_at_a_step_of_one_rolls(
+    sources: list[str], where: tuple[int | None, ...]
+) -> None:
+    """Each input's cotangent is an item of the backward loop's list, returned as its slice."""
+    assert "*" in returned_line_of_rolled_rnn(sources, where)  # the looped inputs' gradients
 
 
 @pytest.mark.parametrize("where", [(1, 60, 2), (59, None, -3)])
@@ -153,12 +159,7 @@ def test_differentiated_inputs_at_a_stride_roll_and_name_their_gradients(
     sources: list[str], where: tuple[int | None, ...]
 ) -> None:
     """Between the looped inputs' gradients are unread inputs' zeros: no slice, each named."""
-    vg = ag.value_and_grad(rnn_over, argnums=(0, 1))
-    got = ag.jit(vg, static_argnums=2)([0.8, 0.3], SEQUENCE, where)
-    assert bits(got) == bits(vg([0.8, 0.3], SEQUENCE, where))
-    assert rolled(sources)
-    (chunk,) = [s for s in sources if s.startswith("def chunk")]
-    assert "*" not in chunk.splitlines()[-1]
+    assert "*" not in returned_line_of_rolled_rnn(sources, where)
 
 
 def flat_layers(p: Sequence[Scalar], x: Scalar) -> Scalar:

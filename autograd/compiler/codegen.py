@@ -461,10 +461,11 @@ class Program:
         """
         t = per.count - periods.TAIL
         streams = iter(kept)
+        looped = [self._variables(per, q) for q in range(periods.HEAD, t)]
         for i, role in enumerate(grads):
             if role is None:
                 continue
-            xs = [self._variables(per, q)[i] for q in range(periods.HEAD, t)]
+            xs = [variables[i] for variables in looped]
             if isinstance(role, str):
                 cot.update(dict.fromkeys(xs, role))
                 continue
