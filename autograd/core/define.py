@@ -30,6 +30,7 @@ from autograd.core.base import (
     _inputs,
     _self,
 )
+from autograd.core.sym import forget_helper
 
 if TYPE_CHECKING:
     from autograd.core.nodes import Node
@@ -82,6 +83,9 @@ def undefine(cls: type[Op]) -> None:
     _VALUE_SLOTS.pop(cls, None)
     if rulegen.RAW_VALUE in cls.__dict__:
         delattr(cls, rulegen.RAW_VALUE)
+    impl = cls.__dict__.get("impl")
+    if impl is not None and all(op.__dict__.get("impl") is not impl for op in OPS.values()):
+        forget_helper(impl)  # generated code named it for this op alone
 
 
 _compiled_forwards = rulegen.COMPILED_FORWARDS

@@ -12,19 +12,59 @@ expression tested when the code runs.
 
 from __future__ import annotations
 
+import keyword
 import math
 from collections.abc import Callable
 
 HELPERS: dict[str, object] = {"inf": math.inf, "nan": math.nan}
 """The globals generated code may call: the float helpers a rule or forward names."""
 
+_NAMES: dict[Callable[..., float], str] = {}
+"""Each float helper's name in generated code: one name per function object."""
+
+
+_RESERVED = frozenset({"R", "MISS", "interleaved", "produced_nan"})
+"""Globals of generated code that are not helpers (the inputs, loop and rule globals)."""
+
+
+def _generated_like(name: str) -> bool:
+    """Whether ``name`` could be a name the compiler makes (``v12``, ``np_exp``, ``loop3``)."""
+    head = name.rstrip("0123456789")
+    return (
+        (head != name and (len(head) <= 3 or head in ("chunk", "loop", "fwd_loop", "bwd_loop")))
+        or name.startswith(("_", "np_", "batch_"))
+        or name in _RESERVED
+        or keyword.iskeyword(name)
+    )
+
 
 def helper(fn: Callable[..., float]) -> str:
-    """The name generated code calls ``fn`` by (registered in `HELPERS`)."""
-    name = fn.__name__
-    known = HELPERS.setdefault(name, fn)
-    assert known is fn, f"two float helpers named {name}"
+    """The name generated code calls ``fn`` by (registered in `HELPERS`).
+
+    The name is ``fn.__name__`` when that is free, else that name with a
+    number: two ops whose forwards share a ``__name__`` (two modules each
+    calling theirs ``f``) each call their own function. A ``__name__`` that
+    generated code uses for something else (``v1``, ``R``, ``<lambda>``)
+    is prefixed.
+    """
+    name = _NAMES.get(fn)
+    if name is None:
+        stem = fn.__name__
+        if not stem.isidentifier() or _generated_like(stem):
+            stem = "op_" + "".join(c if c.isalnum() else "_" for c in stem).strip("_")
+        name, n = stem, 1
+        while name in HELPERS:
+            name, n = f"{stem}_{n}", n + 1
+        _NAMES[fn] = name
+        HELPERS[name] = fn
     return name
+
+
+def forget_helper(fn: Callable[..., float]) -> None:
+    """Drop ``fn``'s name from `HELPERS` (an op being undefined); a no-op if it has none."""
+    name = _NAMES.pop(fn, None)
+    if name is not None:
+        del HELPERS[name]
 
 
 def literal(c: float) -> str:
