@@ -22,7 +22,7 @@ import threading
 import warnings
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from itertools import repeat
 from typing import ParamSpec, TypeVar, cast
 
@@ -52,6 +52,7 @@ from autograd.compiler.keys import (
     slow_shape,
 )
 from autograd.compiler.periods import Unrolled
+from autograd.compiler.statics import StaticArgs
 from autograd.core.batching import BatchedList, Example
 from autograd.core.batching import hook as batch_hook
 from autograd.core.context import TraceState, debug_sites, nesting, trace_state
@@ -87,7 +88,11 @@ _debugging = debug_sites.get
 (looking both ``.get`` up took 70 ns of the 230 ns the wrapper itself cost)."""
 
 
-def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callable[P, T]:
+def jit(
+    fn: Callable[P, T],
+    static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Iterable[str] = (),
+) -> Callable[P, T]:
     """``fn`` compiled: traced once per argument structure, then compiled code.
 
     The first call with a new structure (container types, lengths, dict keys
@@ -107,7 +112,11 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
             cache key (hashable: sizes, flags, names), compared by type and
             bits (``0.0`` and ``-0.0``, ``1`` and ``True`` differ). Negative
             indices count from the end of each call's positional arguments.
-            Keyword arguments are always static.
+            An index whose argument is passed by keyword, or left to its
+            default, is static as every keyword argument is.
+        static_argnames: parameter names that are static, passed by keyword
+            or by position (as JAX infers one list from the other). Keyword
+            arguments are always static: a name adds the position it stands at.
 
     Returns:
         A function with ``fn``'s signature.
@@ -119,13 +128,15 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
 
     Raises:
         TypeError: if ``fn`` is not callable or is a generator or coroutine
-            function, or ``static_argnums`` is not ints. When called: for a
-            static index out of range, a traced argument that is not a pytree
+            function, or ``static_argnums`` is not ints (``static_argnames``
+            not strings). When called: for a negative static index
+            out of range, a traced argument that is not a pytree
             of numbers, an unhashable static one, a result holding an unknown
             object (a set, a dataclass), and (when tracing) if ``fn`` reads
             ``.value`` of a node that depends on a traced argument, such as
             ``if x.value > 0``: mark the argument static or branch without jit.
-        ValueError: if a static argument is one that ``grad`` differentiates.
+        ValueError: if a static argument is one that ``grad`` differentiates,
+            or ``static_argnames`` names no parameter of ``fn``.
 
     >>> import autograd as ag
     >>> f = ag.jit(ag.value_and_grad(lambda p: ((p["w1"] - 1) ** 2 + (p["w2"] - 5) ** 2) * 0.5))
@@ -134,7 +145,7 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
     """
     _check_function(fn)
     vg = transform_of(fn)
-    spec = _StaticArgnums(static_argnums, vg, name_of(fn))
+    spec = StaticArgs(fn, static_argnums, static_argnames, vg, name_of(fn))
     cache = _Cache()
     mapped = vmap_of(fn)
     batched = mapped is not None and HAVE_NUMPY and not spec.argnums
@@ -234,59 +245,6 @@ def _check_function(fn: object) -> None:
         f"jit({name_of(fn)}): {kind} cannot be traced: its body runs after jit has returned, "
         "on trace-time variables; jit a plain function that computes each value instead"
     )
-
-
-class _StaticArgnums:
-    """``static_argnums`` checked once; `resolve` normalises it for each call.
-
-    ``vg`` is the specification of the `grad` that ``fn`` is, if it is one: a
-    differentiated argument cannot be static.
-    """
-
-    def __init__(self, static_argnums: object, vg: Arguments | None, name: str) -> None:
-        if isinstance(static_argnums, int):
-            nums: object = (static_argnums,)
-        elif isinstance(static_argnums, Sequence) and not isinstance(static_argnums, str | bytes):
-            nums = tuple(static_argnums)
-        else:
-            nums = None
-        if nums is None or not all(type(i) is int for i in nums):  # type: ignore[attr-defined]  # a tuple, as built above
-            raise TypeError(
-                f"jit({name}): static_argnums must be an int or a sequence of ints, "
-                f"got {type(static_argnums).__name__} {static_argnums!r:.60}"
-            )
-        self.given = static_argnums
-        self.name = name
-        self.argnums = frozenset(cast("tuple[int, ...]", nums))
-        self.diff = vg.argnums if vg is not None else ()
-        self.simple = all(i >= 0 for i in (*self.argnums, *self.diff))
-        self.top = max(self.argnums, default=-1)
-        if self.simple:
-            self._check_diff(self.argnums, frozenset(self.diff))
-
-    def resolve(self, n: int) -> frozenset[int]:
-        """The static positions of a call with ``n`` positional arguments."""
-        if self.simple and self.top < n:
-            return self.argnums
-        if any(i >= n or i < -n for i in self.argnums):
-            raise TypeError(
-                f"jit({self.name}): static_argnums={self.given!r} but the function was called "
-                f"with {n} positional argument(s); pass static arguments positionally "
-                "(keyword arguments are always static)"
-            )
-        static = frozenset(i % n for i in self.argnums)
-        # differentiated positions out of range are left to grad's own message
-        self._check_diff(static, frozenset(i % n for i in self.diff if -n <= i < n))
-        return static
-
-    def _check_diff(self, static: frozenset[int], diff: frozenset[int]) -> None:
-        both = sorted(static & diff)
-        if both:
-            raise ValueError(
-                f"jit({self.name}): argument {both[0]} is differentiated (argnums "
-                f"{tuple(sorted(diff))}) and cannot be static (static_argnums="
-                f"{self.given!r}): a static argument is a constant of the trace"
-            )
 
 
 # ---- the cache key ----------------------------------------------------------
