@@ -1,6 +1,6 @@
 """typed-autograd: a strictly typed, functional reverse-mode autograd for Python scalars.
 
-The graph is immutable data (frozen node classes, the closed union `Node`);
+The graph is immutable data (frozen node classes, each a `Node`; their closed union `NodeUnion`);
 differentiation is a transform: ``grad(loss_fn)(params)`` returns gradients
 shaped like ``params``.
 
@@ -43,6 +43,7 @@ from autograd.core.nodes import Leaf as Leaf
 from autograd.core.nodes import Log as Log
 from autograd.core.nodes import Mul as Mul
 from autograd.core.nodes import Node as Node
+from autograd.core.nodes import NodeUnion as NodeUnion
 from autograd.core.nodes import Pow as Pow
 from autograd.core.nodes import Relu as Relu
 from autograd.core.nodes import Scalar as Scalar

@@ -91,7 +91,7 @@ def _uninstall() -> None:
 def _record(node: _Arith) -> None:
     sites = debug_sites.get()
     if sites is not None:  # only contexts inside debug_nans() record
-        sites[node] = _user_frame()  # type: ignore[index]  # every _Arith is a Node; source text is read only for a report
+        sites[node] = _user_frame()
 
 
 def _user_frame() -> tuple[str, int]:

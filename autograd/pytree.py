@@ -123,7 +123,7 @@ def scalar_leaf(x: object, root: str, path: Path) -> Scalar:
             exactly (``Fraction(1, 3)``, ``Decimal('0.1')``).
     """
     if type(x) is float or isinstance(x, _Arith):
-        return x  # type: ignore[return-value]  # a float, or an _Arith (every one is a Node)
+        return x
     t = type(x)
     try:
         return to_float(x)

@@ -8,7 +8,7 @@ from collections import deque
 from collections.abc import Mapping
 from pathlib import Path
 
-from autograd.core.nodes import COMPARE_SYMBOLS, Compare, Const, Leaf, Node, _Arith, parents
+from autograd.core.nodes import COMPARE_SYMBOLS, Compare, Const, Leaf, Node, Op, _Arith, parents
 
 MAX_NODES = 500
 """`to_dot`'s default node budget: Graphviz lays out a few hundred nodes readably."""
@@ -26,8 +26,10 @@ def op_label(node: Node) -> str:
             return "const"
         case Compare():
             return COMPARE_SYMBOLS[node.op]
-        case _:
+        case Op():
             return node.label  # the op's definition names it
+        case _:
+            return type(node).__name__  # a node class outside the package's (no label)
 
 
 def _quote(text: str) -> str:

@@ -510,7 +510,7 @@ class Program:
                 if form is None:
                     xs = [self._sym(x) for x in ins]
                     if node in self.floats:  # Python's float arithmetic, with IEEE results
-                        src = node.float_source(xs)
+                        src = cast(Op, node).float_source(xs)  # not a Leaf or Const: an Op
                     else:
                         src = self._as_eager(node)[0].forward_source(xs)
                     try:

@@ -29,7 +29,7 @@ from autograd.core.floats import int_to_float
 from autograd.core.sym import Sym, call, infix
 
 if TYPE_CHECKING:
-    from autograd.core.nodes import Node, Scalar
+    from autograd.core.nodes import Scalar
 
 
 def _unbuilt(x: _Arith, y: _Arith) -> Node:
@@ -94,11 +94,26 @@ class CompareDotValue:
     __slots__ = ()
 
 
-class _Arith:
-    """Operator sugar shared by every node class; holds no data."""
+class Node:
+    """A node of the graph: the nominal base of every node class, and the operator sugar.
+
+    What annotations and messages name (`Scalar` is ``float | Node``). Every
+    concrete class is `@final`; `NodeUnion` is their closed union, for an
+    exhaustive ``match``. Holds no data itself: each class has its slots.
+    """
 
     __slots__ = ()
-    __array_ufunc__ = None  # numpy scalars on the left defer to our reflected operators
+    value: float  # each concrete class's slot: the forward result
+    __array_ufunc__ = None
+
+    if TYPE_CHECKING:  # what every node class (`Leaf`, `Const`, each `Op`) defines: the sweeps'
+
+        def vjp_float(self, g: float) -> tuple[float | None, ...]: ...
+        def vjp_accumulate(self, g: float, cotangents: dict[Node, float]) -> None: ...
+        def vjp_push(self, g: float, cotangents: dict[Node, float], push: Push) -> None: ...
+        def vjp(self, g: S, p: Primal[S]) -> tuple[S | None, ...]: ...
+        def jvp(self, t: Mapping[Node, S], p: Primal[S]) -> S | None: ...
+    # numpy scalars on the left defer to our reflected operators
 
     # The hot paths: a node operand skips `lift`, and nodes are built by `_build`.
     def __add__(self, other: float | Node) -> Node:
@@ -202,6 +217,10 @@ class _Arith:
         __hash__ = object.__hash__
 
 
+_Arith = Node
+"""The old name of `Node` inside the package."""
+
+
 def _inputs(node: _Arith) -> tuple[_Arith, ...]:
     """A node's inputs, for any node class: its fields that take nodes, in order."""
     get = _input_getters.get(type(node))
@@ -214,7 +233,7 @@ def _inputs(node: _Arith) -> tuple[_Arith, ...]:
 
 def parents(node: Node) -> tuple[Node, ...]:
     """The inputs of ``node``, in field order."""
-    return cast("tuple[Node, ...]", _inputs(node))
+    return _inputs(node)
 
 
 def _getter(names: list[str]) -> Callable[[_Arith], tuple[_Arith, ...]]:
@@ -227,16 +246,14 @@ def _getter(names: list[str]) -> Callable[[_Arith], tuple[_Arith, ...]]:
 
 
 _input_getters: dict[type, Callable[[_Arith], tuple[_Arith, ...]]] = {}
-PARENTS = cast("dict[type, Callable[[Node], tuple[Node, ...]]]", _input_getters)
+PARENTS = _input_getters
 """`parents` as a table: each node class seen so far (by `parents`) to its inputs getter.
 A graph walk's hot loop reads ``PARENTS[type(node)](node)``, one call, falling back to
 `parents` (which fills the table) for a class it does not have yet."""
 
 
-def _self(node: _Arith) -> Node:
-    # Every subclass of _Arith is a member of the closed union `Node`
-    # (tests/test_nodes.py checks this against get_args(Node)).
-    return cast("Node", node)
+def _self(node: Node) -> Node:
+    return node
 
 
 def lift(v: object) -> Node | None:

@@ -1,9 +1,9 @@
-"""The graph: `Leaf`, `Const` and one frozen class per op, each holding its rules; `Node`.
+"""The graph: `Leaf`, `Const` and one frozen class per op, each holding its rules; `NodeUnion`.
 
 The graph is built in layers, each importing only those below it:
 `autograd.core.base` (what every node is, the operators), `define`, `rules`
 (the vocabulary rules are written in), `ops` and `more_ops` (one class per
-op). This module joins them: it defines the `Node` union, hands the layers
+op). This module joins them: it defines `NodeUnion`, hands the layers
 below the op classes they build (`rules.CLASSES`, `base`'s builders), compiles
 every op, and re-exports the layers' names, so ``nodes`` names the whole graph.
 
@@ -35,6 +35,7 @@ from autograd.core.base import VARIABLE_ONE as VARIABLE_ONE
 from autograd.core.base import CompareDotValue as CompareDotValue
 from autograd.core.base import Const as Const
 from autograd.core.base import Leaf as Leaf
+from autograd.core.base import Node as Node
 from autograd.core.base import Op as Op
 from autograd.core.base import Primal as Primal
 from autograd.core.base import Push as Push
@@ -120,7 +121,7 @@ from autograd.core.rules import sigmoid_slope_near_zero as sigmoid_slope_near_ze
 from autograd.core.rules import tanh_slope as tanh_slope
 from autograd.core.rules import where as where
 
-Node: TypeAlias = (
+NodeUnion: TypeAlias = (
     Leaf
     | Const
     | Add
@@ -155,7 +156,7 @@ Node: TypeAlias = (
     | Compare
     | Where
 )
-"""The closed union of node classes: `match` on it is checked for exhaustiveness."""
+"""The closed union of the concrete node classes: `match` on it is checked for exhaustiveness."""
 
 Scalar: TypeAlias = float | Node
 """What ops and loss functions take and return: a plain number or a node."""

@@ -258,7 +258,7 @@ def aux_values(tree: object, root: str = "aux") -> object:
     leaves, shape = result_leaves(tree, root)
     if not any(isinstance(x, _Arith) for x in leaves):
         return tree
-    return unflatten(shape, [x.value if isinstance(x, _Arith) else x for x in leaves])  # type: ignore[attr-defined]  # every _Arith has a value
+    return unflatten(shape, [x.value if isinstance(x, _Arith) else x for x in leaves])
 
 
 _RESULT_LEAVES = (_Arith, int, float, complex, str, bytes)

@@ -444,7 +444,7 @@ def scalar_output(spec: Arguments, result: object) -> tuple[Scalar, object]:
     """
     out, aux = spec.split(result) if spec.has_aux else (result, None)
     if isinstance(out, _Arith):
-        return out, aux  # type: ignore[return-value]  # every _Arith is a Node
+        return out, aux
     if isinstance(out, float):
         return float(out), aux  # numpy.float64 and other subclasses: a plain float
     if type(out) is not bool and isinstance(out, int):
@@ -496,4 +496,4 @@ def stop_gradient(tree: T) -> T:
     leaves, shape = flatten_any(tree)
     if not any(isinstance(x, _Arith) for x in leaves):
         return tree
-    return unflatten(shape, [Const(x.value) if isinstance(x, _Arith) else x for x in leaves])  # type: ignore[return-value, attr-defined]  # same shape as tree; nodes have values
+    return unflatten(shape, [Const(x.value) if isinstance(x, _Arith) else x for x in leaves])  # type: ignore[return-value]  # same shape as tree

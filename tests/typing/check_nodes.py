@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import assert_never, assert_type
 
 import autograd as ag
-from autograd import Node, Scalar
+from autograd import Node, NodeUnion, Scalar
 
 x = ag.Leaf(2.0)
 n: Node = x * 3.0
@@ -55,7 +55,7 @@ assert_type(ag.minimum(n, n), Node)
 assert_type(ag.maximum(s, s), Scalar)
 
 
-def arity(node: Node) -> int:
+def arity(node: NodeUnion) -> int:
     """The closed union: this match is exhaustive, so mypy accepts assert_never."""
     match node:
         case ag.Leaf() | ag.Const():
