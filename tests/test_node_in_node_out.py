@@ -58,7 +58,7 @@ def test_a_leaf_among_floats_links_only_what_depends_on_it() -> None:
 
 def test_types_say_so() -> None:
     x = Leaf(1.0)
-    assert_type(ag.grad(f)(x), Scalar)
+    assert_type(ag.grad(f)(x), Node)
     assert_type(ag.grad(f)(1.0), float)
 
 
@@ -183,9 +183,69 @@ def test_hessian_of_a_leaf_and_its_aux() -> None:
 
 def test_linear_transforms_types_say_so() -> None:
     x = Leaf(1.0)
-    assert_type(ag.hessian(f)(x), Scalar)
+    assert_type(ag.hessian(f)(x), Node)
     assert_type(ag.hessian(f)(1.0), float)
     assert_type(ag.jvp(f, (x,), (1.0,)), tuple[Scalar, Scalar])
     assert_type(ag.jvp(f, (1.0,), (1.0,)), tuple[float, float])
     assert_type(ag.vjp(f, x)[0], Scalar)
-    assert_type(ag.jacobian(outputs)([x, 2.0]), Sequence[Sequence[Scalar]])
+    assert_type(ag.jacobian(outputs)([x, 2.0]), Sequence[Sequence[Node]])
+
+
+# ---- a node in, a node out: zeros and constants too ---------------------------
+
+
+def const_out(x: Scalar) -> Scalar:
+    return 3.0  # depends on nothing: every derivative is zero
+
+
+def pair_out(x: Scalar) -> list[Scalar]:
+    return [x * 2.0, 3.0]
+
+
+def _flat(v: object) -> list[object]:
+    if isinstance(v, list | tuple):
+        return [y for x in v for y in _flat(x)]
+    if isinstance(v, dict):
+        return [y for x in v.values() for y in _flat(x)]
+    return [v]
+
+
+NODE_IN: list[tuple[str, Callable[[Node], object]]] = [
+    ("grad", lambda x: ag.grad(const_out)(x)),
+    ("value_and_grad", lambda x: ag.value_and_grad(const_out)(x)),
+    ("grad of a dict", lambda x: ag.grad(lambda p: p["a"] * 2.0)({"a": x, "b": 2.0})),
+    ("jvp", lambda x: ag.jvp(const_out, (x,), (1.0,))),
+    ("jvp of a node tangent", lambda x: ag.jvp(const_out, (1.0,), (x,))),
+    ("vjp", lambda x: (ag.vjp(const_out, x)[0], ag.vjp(const_out, x)[1](1.0))),
+    ("jacobian", lambda x: ag.jacobian(pair_out)(x)),
+    ("hessian", lambda x: ag.hessian(const_out)(x)),
+    ("hessian of a linear function", lambda x: ag.hessian(lambda y: y * 2.0)(x)),
+]
+
+
+@pytest.mark.parametrize(("name", "call"), NODE_IN, ids=[n for n, _ in NODE_IN])
+def test_a_node_in_gives_nodes_out_zeros_and_constants_included(
+    name: str, call: Callable[[Node], object]
+) -> None:
+    x = Leaf(1.5)
+    out = _flat(call(x))
+    assert out
+    assert all(isinstance(v, Node) for v in out), (name, out)
+    floats = _flat(call_on_float(call))
+    assert [bits(cast(Node, v).value) for v in out] == [bits(cast(float, v)) for v in floats]
+
+
+def call_on_float(call: Callable[[Node], object]) -> object:
+    return call(1.5)  # type: ignore[arg-type]  # the same call on a float, for its bits
+
+
+def test_a_node_typed_result_type_checks() -> None:
+    def square(x: Scalar) -> Scalar:
+        return x * x
+
+    def derivative_node() -> Node:
+        return ag.grad(square)(Leaf(3.0))
+
+    assert derivative_node().value == 6.0
+    assert_type(ag.value_and_grad(square)(Leaf(3.0)), tuple[Node, Node])
+    assert_type(ag.hessian(square)(Leaf(3.0)), Node)

@@ -17,7 +17,7 @@ import inspect
 import sys
 from collections.abc import Callable, Sequence
 
-from autograd.core.nodes import VARIABLE_ONE, Leaf, Mul, Node, Scalar, _Arith, fresh_leaf
+from autograd.core.nodes import VARIABLE_ONE, Const, Leaf, Mul, Node, Scalar, _Arith, fresh_leaf
 from autograd.pytree import TreeDef, flatten, flatten_any, flatten_floats, paths, unflatten
 
 
@@ -284,3 +284,12 @@ def result_leaves(tree: object, root: str) -> tuple[list[object], TreeDef]:
                 "attrs classes, None) of nodes, numbers and strings"
             )
     return leaves, shape
+
+
+def as_node(v: Scalar) -> Node:
+    """``v`` itself if it is a node, else a `Const` holding it: what a node in gives back.
+
+    A transform called on nodes returns nodes linked to their graph, a zero
+    gradient or a constant value included, so its results are typed `Node`.
+    """
+    return v if isinstance(v, _Arith) else Const(v)

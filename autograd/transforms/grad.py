@@ -17,7 +17,7 @@ from autograd.core.context import nesting
 from autograd.core.floats import int_to_float
 from autograd.core.nodes import Const, Node, Scalar, _Arith
 from autograd.pytree import flatten_any, unflatten
-from autograd.transforms.arguments import Arguments, aux_values, describe
+from autograd.transforms.arguments import Arguments, as_node, aux_values, describe
 from autograd.walks import backward, backward_leaves, float_view, node_view
 
 P = ParamSpec("P")
@@ -77,14 +77,15 @@ class PartialValueAndGradFn(Protocol):
 class GradFn(Protocol[P]):
     """`grad` of a function of a scalar: called on a float, it returns a float.
 
-    Called on a node (under an outer transform) it returns a node or ``0.0``,
-    so ``grad(grad(f))`` and ``x * grad(f)(x)`` inside a loss type-check.
+    Called on a node (a user's `Leaf`, or under an outer transform) it returns a
+    node linked to its graph, so ``grad(grad(f))`` and ``x * grad(f)(x)`` inside
+    a loss type-check, and the result can be differentiated again.
     """
 
     @overload
     def __call__(self, x: float, /, *args: P.args, **kwargs: P.kwargs) -> float: ...
     @overload
-    def __call__(self, x: Node, /, *args: P.args, **kwargs: P.kwargs) -> Scalar: ...
+    def __call__(self, x: Node, /, *args: P.args, **kwargs: P.kwargs) -> Node: ...
 
 
 class ValueAndGradFn(Protocol[P]):
@@ -93,7 +94,7 @@ class ValueAndGradFn(Protocol[P]):
     @overload
     def __call__(self, x: float, /, *args: P.args, **kwargs: P.kwargs) -> tuple[float, float]: ...
     @overload
-    def __call__(self, x: Node, /, *args: P.args, **kwargs: P.kwargs) -> tuple[Scalar, Scalar]: ...
+    def __call__(self, x: Node, /, *args: P.args, **kwargs: P.kwargs) -> tuple[Node, Node]: ...
 
 
 # ---- the typed surface ------------------------------------------------------
@@ -429,7 +430,11 @@ def _value_and_grad(
     out, aux = scalar_output(spec, result)
     grads = _sweep(out, vs.all, nested, vs.linked)
     get = grads.get
-    g = vs.shape([get(v, 0.0) for v in vs.all], spec.single)
+    if vs.linked:  # a node in, a node out: zeros and a constant value are nodes too
+        out = as_node(out)
+        g = vs.shape([as_node(get(v, 0.0)) for v in vs.all], spec.single)
+    else:
+        g = vs.shape([get(v, 0.0) for v in vs.all], spec.single)
     value: object = out if nested or not isinstance(out, _Arith) else out.value
     if spec.has_aux:
         value = (value, aux if nested else aux_values(aux))

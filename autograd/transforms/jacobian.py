@@ -10,7 +10,7 @@ fields) comes back as ``T``. Outputs: a scalar gives ``float``, a
 A node in, a node out: a function typed in `Node` (or `Scalar`) may also be
 called on nodes, and then returns nodes linked to their graph. The protocols
 below say so: ``OnScalar[P, F, N]`` returns ``F`` for a float and ``N`` for a
-node (``ScalarFn[P]`` is ``OnScalar[P, float, Scalar]``), and the other three
+node (``ScalarFn[P]`` is ``OnScalar[P, float, Node]``), and the other three
 do the same for sequences, mappings and pairs.
 """
 
@@ -49,9 +49,10 @@ ObjectMap = TypeVar("ObjectMap", bound=Mapping[str, object])
 class OnScalar(Protocol[P, F_co, N_co]):
     """A transform of a function of a scalar: a float gives ``F_co``, a node ``N_co``.
 
-    ``OnScalar[[], Sequence[float], Sequence[Scalar]]`` is what `jacobian` of
+    ``OnScalar[[], Sequence[float], Sequence[Node]]`` is what `jacobian` of
     ``(Node) -> list[Scalar]`` returns: ``jacobian(f)(1.0)`` is a sequence of
-    floats, ``jacobian(f)(Leaf(1.0))`` of nodes (or ``0.0``) linked to the leaf.
+    floats, ``jacobian(f)(Leaf(1.0))`` of nodes linked to the leaf (a zero is a
+    `Const`).
     """
 
     @overload
@@ -61,7 +62,7 @@ class OnScalar(Protocol[P, F_co, N_co]):
 
 
 class ScalarFn(Protocol[P]):
-    """`OnScalar[P, float, Scalar]` under a short name: a scalar in, a scalar out.
+    """`OnScalar[P, float, Node]` under a short name: a float in, a float out; a node, a node.
 
     What `hessian` and `jacobian` of ``(Node) -> Scalar`` return, the common
     case, so that mypy's messages and ``reveal_type`` read ``ScalarFn[[]]``
@@ -71,7 +72,7 @@ class ScalarFn(Protocol[P]):
     @overload
     def __call__(self, x: float, /, *args: P.args, **kwargs: P.kwargs) -> float: ...
     @overload
-    def __call__(self, x: Node, /, *args: P.args, **kwargs: P.kwargs) -> Scalar: ...
+    def __call__(self, x: Node, /, *args: P.args, **kwargs: P.kwargs) -> Node: ...
 
 
 class OnSequence(Protocol[P, F_co, N_co]):
@@ -379,7 +380,7 @@ def jacobian(  # type: ignore[overload-overlap]  # first match wins
     argnums: Literal[0] = 0,
     *,
     has_aux: Literal[True],
-) -> OnScalar[P, tuple[Sequence[float], A], tuple[Sequence[Scalar], A]]: ...
+) -> OnScalar[P, tuple[Sequence[float], A], tuple[Sequence[Node], A]]: ...
 @overload
 def jacobian(
     fn: Callable[Concatenate[T, P], tuple[Sequence[Scalar], A]],
@@ -402,49 +403,49 @@ def jacobian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Node, P], Sequence[Scalar]],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> OnScalar[P, Sequence[float], Sequence[Scalar]]: ...
+) -> OnScalar[P, Sequence[float], Sequence[Node]]: ...
 @overload
 def jacobian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Node, P], Mapping[K, Scalar]],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> OnScalar[P, dict[K, float], dict[K, Scalar]]: ...
+) -> OnScalar[P, dict[K, float], dict[K, Node]]: ...
 @overload
 def jacobian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Sequence[Node], P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> OnSequence[P, Sequence[float], Sequence[Scalar]]: ...
+) -> OnSequence[P, Sequence[float], Sequence[Node]]: ...
 @overload
 def jacobian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Sequence[Node], P], Sequence[Scalar]],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> OnSequence[P, Sequence[Sequence[float]], Sequence[Sequence[Scalar]]]: ...
+) -> OnSequence[P, Sequence[Sequence[float]], Sequence[Sequence[Node]]]: ...
 @overload
 def jacobian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Sequence[Node], P], Mapping[K, Scalar]],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> OnSequence[P, dict[K, Sequence[float]], dict[K, Sequence[Scalar]]]: ...
+) -> OnSequence[P, dict[K, Sequence[float]], dict[K, Sequence[Node]]]: ...
 @overload
 def jacobian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Mapping[K2, Node], P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> OnMapping[K2, P, dict[K2, float], dict[K2, Scalar]]: ...
+) -> OnMapping[K2, P, dict[K2, float], dict[K2, Node]]: ...
 @overload
 def jacobian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Mapping[K2, Node], P], Sequence[Scalar]],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> OnMapping[K2, P, Sequence[dict[K2, float]], Sequence[dict[K2, Scalar]]]: ...
+) -> OnMapping[K2, P, Sequence[dict[K2, float]], Sequence[dict[K2, Node]]]: ...
 @overload
 def jacobian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Mapping[K2, Node], P], Mapping[K, Scalar]],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> OnMapping[K2, P, dict[K, dict[K2, float]], dict[K, dict[K2, Scalar]]]: ...
+) -> OnMapping[K2, P, dict[K, dict[K2, float]], dict[K, dict[K2, Node]]]: ...
 @overload
 def jacobian(
     fn: Callable[Concatenate[T, P], Scalar],
@@ -526,7 +527,7 @@ def hessian(
     argnums: Literal[0] = 0,
     *,
     has_aux: Literal[True],
-) -> OnScalar[P, tuple[float, A], tuple[Scalar, A]]: ...
+) -> OnScalar[P, tuple[float, A], tuple[Node, A]]: ...
 @overload
 def hessian(
     fn: Callable[P, tuple[Scalar, A]], argnums: int | tuple[int, ...] = 0, *, has_aux: Literal[True]
@@ -560,13 +561,13 @@ def hessian(
     fn: Callable[Concatenate[Sequence[Node], P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> OnSequence[P, Sequence[Sequence[float]], Sequence[Sequence[Scalar]]]: ...
+) -> OnSequence[P, Sequence[Sequence[float]], Sequence[Sequence[Node]]]: ...
 @overload
 def hessian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Mapping[K, Node], P], Scalar],
     argnums: Literal[0] = 0,
     has_aux: Literal[False] = False,
-) -> OnMapping[K, P, dict[K, dict[K, float]], dict[K, dict[K, Scalar]]]: ...
+) -> OnMapping[K, P, dict[K, dict[K, float]], dict[K, dict[K, Node]]]: ...
 @overload
 def hessian(
     fn: Callable[Concatenate[ScalarSeq, P], Scalar],

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from autograd.core.context import nesting
 from autograd.core.nodes import Scalar, _Arith
 from autograd.pytree import Kind, TreeDef, flatten, unflatten
-from autograd.transforms.arguments import Arguments, aux_values, describe
+from autograd.transforms.arguments import Arguments, as_node, aux_values, describe
 from autograd.walks import ONE, backward, backward_many, forward, views
 
 
@@ -93,7 +93,9 @@ def jvp_impl(
     roots = [x for x in leaves if isinstance(x, _Arith)]
     tans = forward(roots, seeds, views(nested)) if roots else {}
     out_t = [tans.get(x, 0.0) if isinstance(x, _Arith) else 0.0 for x in leaves]
-    value, tangent = unflatten(out_tree, as_values(leaves, nested)), unflatten(out_tree, out_t)
+    node_in = vs.linked or linked(flat_tangents)  # a node in, nodes out: zeros too
+    values = _nodes(as_values(leaves, nested), node_in)
+    value, tangent = unflatten(out_tree, values), unflatten(out_tree, _nodes(out_t, node_in))
     return (value, tangent, aux) if has_aux else (value, tangent)
 
 
@@ -116,11 +118,16 @@ def vjp_impl(fn: object, primals: Sequence[object], has_aux: bool = False) -> tu
         now_nested = nested or nesting.get() > 0 or linked(cts)
         seeds = [(x, c) for x, c in zip(leaves, cts, strict=True) if isinstance(x, _Arith)]
         grads = backward_many(seeds, views(now_nested), wanted, wanted) if seeds else {}
-        flat = [grads.get(v, 0.0) for v in vs.all]
+        flat = _nodes([grads.get(v, 0.0) for v in vs.all], vs.linked or linked(cts))
         return vs.shape(flat, single=False)
 
-    value = unflatten(out_tree, as_values(leaves, nested))
+    value = unflatten(out_tree, _nodes(as_values(leaves, nested), vs.linked))
     return (value, vjp_fn, aux) if has_aux else (value, vjp_fn)
+
+
+def _nodes(xs: list[Scalar], node_in: bool) -> list[Scalar]:
+    """Called on nodes, a transform gives nodes: each float becomes a `Const` (`as_node`)."""
+    return [as_node(x) for x in xs] if node_in else xs
 
 
 def jacobian_impl(spec: Arguments) -> Callable[..., object]:
@@ -139,7 +146,8 @@ def jacobian_impl(spec: Arguments) -> Callable[..., object]:
                 grads = backward(x, ONE, views(nested), stop=wanted, keep=wanted)
             else:
                 grads = {}
-            rows.append(vs.shape([grads.get(v, 0.0) for v in vs.all], spec.single))
+            row = _nodes([grads.get(v, 0.0) for v in vs.all], vs.linked)
+            rows.append(vs.shape(row, spec.single))
         jac = unflatten(out_tree, rows)
         return (jac, aux) if spec.has_aux else jac
 
@@ -172,7 +180,8 @@ def hessian_impl(spec: Arguments) -> Callable[..., object]:
         columns = []  # forward over reverse: column j is d(gradient)/d(x_j)
         for v in vs.all:
             tans = forward(roots, {v: ONE}, views(nested), stop=wanted) if roots else {}
-            columns.append([tans.get(g, 0.0) if isinstance(g, _Arith) else 0.0 for g in g_leaves])
+            column = [tans.get(g, 0.0) if isinstance(g, _Arith) else 0.0 for g in g_leaves]
+            columns.append(_nodes(column, vs.linked))
         n = len(vs.all)
         rows = [vs.shape([columns[j][i] for j in range(n)], spec.single) for i in range(n)]
         hess = vs.shape(rows, spec.single)

@@ -50,26 +50,26 @@ s: Scalar = x
 
 # hessian: floats in, floats out; nodes in, nodes out
 assert_type(ag.hessian(f)(1.0), float)
-assert_type(ag.hessian(f)(x), Scalar)
+assert_type(ag.hessian(f)(x), Node)
 assert_type(ag.hessian(f)(s), Scalar)  # either: the union of both
 assert_type(ag.hessian(vec)([1.0, 2.0]), Sequence[Sequence[float]])
-assert_type(ag.hessian(vec)([x, 2.0]), Sequence[Sequence[Scalar]])
+assert_type(ag.hessian(vec)([x, 2.0]), Sequence[Sequence[Node]])
 assert_type(ag.hessian(params)({"w": 1.0, "b": 2.0}), dict[str, dict[str, float]])
-assert_type(ag.hessian(params)({"w": x, "b": 2.0}), dict[str, dict[str, Scalar]])
+assert_type(ag.hessian(params)({"w": x, "b": 2.0}), dict[str, dict[str, Node]])
 assert_type(
     ag.hessian(f2, argnums=(0, 1))(x, 2.0), tuple[tuple[Scalar, Scalar], tuple[Scalar, Scalar]]
 )
-assert_type(ag.hessian(with_aux, has_aux=True)(x), tuple[Scalar, str])
+assert_type(ag.hessian(with_aux, has_aux=True)(x), tuple[Node, str])
 assert_type(ag.hessian(with_aux, has_aux=True)(1.0), tuple[float, str])
 
 # jacobian
-assert_type(ag.jacobian(f)(x), Scalar)
-assert_type(ag.jacobian(outs)(x), Sequence[Scalar])
+assert_type(ag.jacobian(f)(x), Node)
+assert_type(ag.jacobian(outs)(x), Sequence[Node])
 assert_type(ag.jacobian(outs)(1.0), Sequence[float])
-assert_type(ag.jacobian(named_outs)(x), dict[str, Scalar])
-assert_type(ag.jacobian(vec)([x, y]), Sequence[Scalar])
-assert_type(ag.jacobian(vec_outs)([x, y]), Sequence[Sequence[Scalar]])
-assert_type(ag.jacobian(params)({"w": x, "b": y}), dict[str, Scalar])
+assert_type(ag.jacobian(named_outs)(x), dict[str, Node])
+assert_type(ag.jacobian(vec)([x, y]), Sequence[Node])
+assert_type(ag.jacobian(vec_outs)([x, y]), Sequence[Sequence[Node]])
+assert_type(ag.jacobian(params)({"w": x, "b": y}), dict[str, Node])
 assert_type(ag.jacobian(f2, argnums=(0, 1))(1.0, y), tuple[Scalar, Scalar])
 
 # jvp: keyed on the primals and tangents
