@@ -69,6 +69,7 @@ from autograd.viz import to_dot as to_dot
 
 __version__ = "0.1.0"
 
+from autograd import rules as rules
 from autograd.core.functions import Binary as Binary
 from autograd.core.functions import arccos as arccos
 from autograd.core.functions import arcsin as arcsin
@@ -102,3 +103,7 @@ from autograd.core.nodes import Minimum as Minimum
 from autograd.core.nodes import Sign as Sign
 from autograd.core.nodes import Sinh as Sinh
 from autograd.core.nodes import Tan as Tan
+from autograd.user_ops import BinaryRule as BinaryRule
+from autograd.user_ops import UnaryRule as UnaryRule
+from autograd.user_ops import define_op as define_op
+from autograd.user_ops import undefine_op as undefine_op
