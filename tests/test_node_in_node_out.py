@@ -185,9 +185,9 @@ def test_linear_transforms_types_say_so() -> None:
     x = Leaf(1.0)
     assert_type(ag.hessian(f)(x), Node)
     assert_type(ag.hessian(f)(1.0), float)
-    assert_type(ag.jvp(f, (x,), (1.0,)), tuple[Scalar, Scalar])
+    assert_type(ag.jvp(f, (x,), (1.0,)), tuple[Node, Node])
     assert_type(ag.jvp(f, (1.0,), (1.0,)), tuple[float, float])
-    assert_type(ag.vjp(f, x)[0], Scalar)
+    assert_type(ag.vjp(f, x)[0], Node)
     assert_type(ag.jacobian(outputs)([x, 2.0]), Sequence[Sequence[Node]])
 
 

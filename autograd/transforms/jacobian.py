@@ -181,6 +181,13 @@ def jvp(
     has_aux: Literal[False] = False,
 ) -> tuple[float, float]: ...
 @overload
+def jvp(  # type: ignore[overload-overlap]  # first match wins: a node in, nodes out
+    fn: Callable[..., Scalar],
+    primals: Sequence[Node],
+    tangents: Sequence[Scalar],
+    has_aux: Literal[False] = False,
+) -> tuple[Node, Node]: ...
+@overload
 def jvp(  # type: ignore[overload-overlap]  # first match wins: floats, then nodes, then pytrees
     fn: Callable[..., Scalar],
     primals: Sequence[Scalar],
@@ -299,6 +306,10 @@ def vjp(
 def vjp(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[[Node], Scalar], primal: float, /, *, has_aux: Literal[False] = False
 ) -> tuple[float, Callable[[float], tuple[float]]]: ...
+@overload
+def vjp(  # type: ignore[overload-overlap]  # first match wins: a node in, nodes out
+    fn: Callable[[Node], Scalar], primal: Node, /, *, has_aux: Literal[False] = False
+) -> tuple[Node, Callable[[Scalar], tuple[Node]]]: ...
 @overload
 def vjp(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[[Node], Scalar], primal: Scalar, /, *, has_aux: Literal[False] = False

@@ -74,7 +74,7 @@ assert_type(ag.jacobian(f2, argnums=(0, 1))(1.0, y), tuple[Scalar, Scalar])
 
 # jvp: keyed on the primals and tangents
 assert_type(ag.jvp(f, (1.0,), (1.0,)), tuple[float, float])
-assert_type(ag.jvp(f, (x,), (1.0,)), tuple[Scalar, Scalar])
+assert_type(ag.jvp(f, (x,), (1.0,)), tuple[Node, Node])
 assert_type(ag.jvp(f, (1.0,), (x,)), tuple[Scalar, Scalar])  # a node tangent: linear in it
 assert_type(ag.jvp(outs, (x,), (1.0,)), tuple[Sequence[Scalar], Sequence[Scalar]])
 assert_type(ag.jvp(named_outs, (x,), (1.0,)), tuple[dict[str, Scalar], dict[str, Scalar]])
@@ -83,8 +83,8 @@ assert_type(ag.jvp(vec, ([1.0, 2.0],), ([1.0, 0.0],)), tuple[float, float])  # a
 
 # vjp: keyed on the primals
 value, pullback = ag.vjp(f, x)
-assert_type(value, Scalar)
-assert_type(pullback, Callable[[Scalar], tuple[Scalar]])
+assert_type(value, Node)
+assert_type(pullback, Callable[[Scalar], tuple[Node]])
 value2, pullback2 = ag.vjp(f2, 1.0, y)
 assert_type(value2, Scalar)
 assert_type(pullback2(1.0), tuple[Scalar, Scalar])
@@ -100,3 +100,13 @@ ag.hessian(f)("x")  # type: ignore[call-overload]  # not a scalar
 # narrower than run time: after float primals the pullback is typed for float
 # cotangents (it takes a node too, and then returns nodes)
 ag.vjp(f, 1.0)[1](x)  # type: ignore[arg-type]  # a float pullback
+
+
+def square(v: Scalar) -> Scalar:
+    return v * v
+
+
+# jvp and vjp of a scalar function on node primals: nodes, typed Node
+assert_type(ag.jvp(square, (x,), (1.0,)), tuple[Node, Node])
+assert_type(ag.vjp(square, x)[0], Node)
+assert_type(ag.vjp(square, x)[1](1.0), tuple[Node])
