@@ -34,8 +34,14 @@ INF = math.inf
 
 
 def bits(v: object) -> object:
-    """A float's bits (nan-aware, -0.0 apart from 0.0); anything else as it is."""
-    return struct.pack("<d", v) if type(v) is float else v
+    """A float's bits (-0.0 apart from 0.0), every nan one value; anything else as it is.
+
+    Which of two nans an addition keeps depends on the operand order the
+    hardware sees, so their payloads are not compared.
+    """
+    if type(v) is not float:
+        return v
+    return "nan" if v != v else struct.pack("<d", v)
 
 
 # --- the inputs: every kind of number, and what is not one ---------------------
