@@ -89,17 +89,6 @@ def exp_float(x: float) -> float:
         return _INF if x > 0.0 else 0.0  # x < 0 only for an int beyond float range
 
 
-def as_float(x: float) -> float:
-    """A public function's float argument: an ``int`` as `int_to_float` makes it.
-
-    ``math`` converts ints itself but raises `OverflowError` beyond float range
-    (``math.tanh(10**400)``) or keeps their exactness (``math.log(10**400)`` is
-    finite, where ``log(Leaf(10**400))`` is ``log(inf)``); callers test
-    ``type(x) is float`` first, so floats pay one comparison.
-    """
-    return int_to_float(x) if isinstance(x, int) else x
-
-
 def log_float(x: float) -> float:
     """Natural log: ``log(±0.0) == -inf``, negative numbers give nan."""
     if x > 0.0:

@@ -3,19 +3,25 @@
 Each function returns the kind it is given: floats in, a float out (so one loss
 function runs on plain numbers), a node in, a node out (so it runs under a
 transform). The float path is the node's own forward rule, so both agree
-bit for bit.
+bit for bit. Any other number is converted by the one rule (`to_float`: ints as
+``float(i)``, beyond float range ``±inf``; other real numbers only when float64
+holds them exactly) before anything else, so a result is exactly a `float` (or a
+bool, for a comparison of numbers) whatever number came in, and equals what
+`Leaf` and `jit` make of the same input. A float argument is tested first with
+``type(x) is float``: the hot path pays one comparison for the rule.
 """
 
 from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Iterable, Sequence
+import reprlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Protocol, TypeAlias, cast, overload
 
 from autograd.core.batching import BatchedList, batch_sum
 from autograd.core.context import debug_sites
-from autograd.core.floats import as_float, int_to_float
+from autograd.core.convert import is_bool, to_float
 from autograd.core.nodes import (
     BUILD1,
     Abs,
@@ -51,8 +57,9 @@ from autograd.core.nodes import (
     Where,
     _Arith,
     _build2,
+    _const,
+    _self,
     compare,
-    lift,
 )
 from autograd.core.sym import Sym
 from autograd.debug import float_nan
@@ -104,6 +111,26 @@ __all__ = [
 ]
 
 
+_repr = reprlib.Repr()
+_repr.maxstring = _repr.maxother = 40
+
+
+def _number(v: object, fn: str, what: str) -> float:
+    """``v`` by the one rule (`to_float`), or its error naming ``what`` (an argument, an item)."""
+    try:
+        return to_float(v)
+    except (TypeError, ValueError) as e:
+        error = ValueError if isinstance(e, ValueError) else TypeError
+        raise error(f"{fn}: {what} is a {type(v).__name__} ({_repr.repr(v)}): {e}") from None
+
+
+def _operand(v: object, fn: str, what: str) -> Node:
+    """An input of ``fn`` beside a node: a node as it is, a number a `Const` of its `to_float`."""
+    if isinstance(v, _Arith):
+        return _self(v)
+    return _const(v if type(v) is float else _number(v, fn, what))
+
+
 class Elementwise(Protocol):
     """The type of every one-input op function: a float in, a float out; a node in, a node out."""
 
@@ -126,16 +153,17 @@ def elementwise(cls: type[Op], doc: str) -> Elementwise:
     """The public function of the one-input op ``cls``: its float forward, or its node.
 
     The float path is the node's own forward rule (``cls.impl``), so both agree
-    bit for bit; an int is converted as `as_float` does (beyond float range, to
-    a signed infinity). Under `debug_nans`, a nan made from a non-nan float raises.
+    bit for bit; any other number is converted by `to_float` (``math`` would take
+    an int exactly, or raise `OverflowError`, or keep a Decimal). Under
+    `debug_nans`, a nan made from a non-nan float raises.
     """
-    build, impl, op = BUILD1[cls], cls.impl, cls.__name__
+    build, impl, op, name = BUILD1[cls], cls.impl, cls.__name__, cls.name
 
     def function(x: Scalar) -> Scalar:
         if isinstance(x, _Arith):
             return cast(Node, build(x))  # every op class is a member of Node
         if type(x) is not float:
-            x = as_float(x)
+            x = _number(x, name, "x")
         v = impl(x)
         if v != v and debug_sites.get() is not None:
             float_nan(op, (x,))
@@ -346,23 +374,21 @@ grammar calls one-input functions only (`FUNCTIONS`): these are for Python code.
 def binary(cls: type[Op], doc: str) -> Binary:
     """The public function of the two-input op ``cls``: its float forward, or its node.
 
-    Two numbers give ``cls.impl``'s float; if either is a node, the other is lifted
-    as the operators lift it (a `Const`) and the node is built, so both agree bit
-    for bit. Under `debug_nans`, a nan made from non-nan floats raises.
+    Two numbers give ``cls.impl``'s float of their `to_float`; if either is a
+    node, the other becomes a `Const` as the operators lift it and the node is
+    built, so both agree bit for bit. Under `debug_nans`, a nan made from
+    non-nan floats raises.
     """
-    build, impl, op = _build2(cls), cls.impl, cls.__name__
+    build, impl, op, name = _build2(cls), cls.impl, cls.__name__, cls.name
 
     def function(x: Scalar, y: Scalar) -> Scalar:
         if isinstance(x, _Arith) or isinstance(y, _Arith):
-            a, b = lift(x), lift(y)
-            if a is None or b is None:
-                bad = y if a is not None else x
-                raise TypeError(f"{cls.name}() takes numbers or nodes, got {type(bad).__name__}")
+            a, b = _operand(x, name, "x"), _operand(y, name, "y")
             return cast(Node, build(a, b))  # every op class is a member of Node
         if type(x) is not float:
-            x = as_float(x)
+            x = _number(x, name, "x")
         if type(y) is not float:
-            y = as_float(y)
+            y = _number(y, name, "y")
         v = impl(x, y)
         if v != v and debug_sites.get() is not None:
             float_nan(op, (x, y))
@@ -429,28 +455,37 @@ def sum(xs: Iterable[Scalar]) -> Scalar:
     """Sum as a balanced tree of additions, so the graph depth is ``log2(n)``.
 
     Floats and nodes give the same bits: both are added in the same tree
-    order. An empty sum is ``0.0``.
+    order. An empty sum is ``0.0``. Items that are other numbers are converted
+    first, each by the one rule (`to_float`), so ``sum([2**53, 1, 1])`` adds
+    floats as ``jit`` does; a 1-d NumPy array is the sequence of its items.
 
     >>> sum([1.0, 2.0, 3.0])
     6.0
+
+    Raises:
+        TypeError: naming the item, for one that is neither a number nor a node
+            (a list, a str, None, a complex or a bool); for a str, a mapping or a
+            NumPy array that is not 1-d real numbers in place of the sequence.
+        ValueError: naming the item, for a number float64 does not hold exactly.
     """
     if type(xs) is BatchedList:  # vmap's result in a batched jit trace: one node sums the batch
         return batch_sum(xs.node)
-    items = list(xs)
+    return _sum(_items(xs, "sum", ""))
+
+
+def _sum(items: list[Scalar]) -> Scalar:
+    """`sum` of items that are floats and nodes only."""
     if not items:
         return 0.0
     if debug_sites.get() is not None:  # debug_nans(): a sum of two floats does not check itself
         _check_pairs(items, "Add")
     level = items
-    try:
-        while len(level) > 1:
-            paired = [a + b for a, b in zip(level[0::2], level[1::2], strict=False)]
-            if len(level) % 2:
-                paired.append(level[-1])
-            level = paired
-    except OverflowError:  # an int beyond float range met a float: promote it, as float(i)
-        return sum(_promoted(items))
-    return _num(level[0])  # a sum of ints only is an int: promoted once, at the end
+    while len(level) > 1:
+        paired = [a + b for a, b in zip(level[0::2], level[1::2], strict=False)]
+        if len(level) % 2:
+            paired.append(level[-1])
+        level = paired
+    return level[0]
 
 
 def _pairwise(level: list[Scalar]) -> list[Scalar]:
@@ -475,6 +510,64 @@ def _check_pairs(items: list[Scalar], op: str) -> None:
         level = _pairwise(level)
 
 
+def _items(xs: Iterable[Scalar], fn: str, arg: str) -> list[Scalar]:
+    """A reduction's argument as a list of floats and nodes, other numbers by `to_float`.
+
+    A list of floats, or of nodes, is returned as it is (never mutated): the
+    test is a pass or two over the items' types in C, and a look at each distinct type.
+    """
+    t = type(xs)
+    items = xs if t is list else list(xs) if t is tuple else _listed(xs, fn, arg)
+    if list(map(type, items)).count(float) == len(items):  # the hot path: floats, ~13 ns each
+        return cast("list[Scalar]", items)
+    for kind in set(map(type, items)):
+        if kind is not float and not issubclass(kind, _Arith):
+            at = f" of {arg}" if arg else ""
+            return [_item(v, fn, f"item {i}{at}") for i, v in enumerate(items)]
+    return cast("list[Scalar]", items)
+
+
+def _item(v: object, fn: str, what: str) -> Scalar:
+    if type(v) is float or isinstance(v, _Arith):
+        return cast("Scalar", v)  # a float or a node, as tested
+    return _number(v, fn, what)
+
+
+def _listed(xs: object, fn: str, arg: str) -> list[object]:
+    """The items of a reduction's argument that is not a list or a tuple, or why it is refused."""
+    what = f"{arg} is" if arg else "its argument is"
+    if isinstance(xs, str | bytes | Mapping):  # iterable, but not a sequence of numbers
+        hint = ": pass its values, d.values()" if isinstance(xs, Mapping) else ""
+        raise TypeError(f"{fn}: {what} a {type(xs).__name__}, not a sequence of numbers{hint}")
+    if _is_numpy_array(xs):
+        return _array_items(xs, fn, what)
+    try:
+        return list(cast("Iterable[object]", xs))
+    except TypeError:  # not iterable (a number, a node): say what was expected
+        raise TypeError(
+            f"{fn}: {what} a {type(xs).__name__}, not a sequence of numbers or nodes"
+        ) from None
+
+
+def _is_numpy_array(xs: object) -> bool:
+    # numpy is not a dependency, so it is never imported here: its array is known by name
+    return any(c.__name__ == "ndarray" and c.__module__ == "numpy" for c in type(xs).__mro__)
+
+
+def _array_items(xs: object, fn: str, what: str) -> list[object]:
+    """A 1-d NumPy array of real numbers as its items: Python floats for a float dtype."""
+    ndim, kind = getattr(xs, "ndim", None), getattr(getattr(xs, "dtype", None), "kind", None)
+    if ndim != 1 or kind not in ("f", "i", "u"):
+        dtype = getattr(xs, "dtype", "?")
+        raise TypeError(
+            f"{fn}: {what} a {ndim}-d NumPy array of {dtype}: pass a 1-d array of "
+            "real numbers, or a sequence of numbers or nodes"
+        )
+    if kind == "f":  # float16/32/64 become Python floats exactly; longdouble stays itself
+        return cast("list[object]", xs.tolist())  # type: ignore[attr-defined]  # an ndarray
+    return list(cast("Iterable[object]", xs))  # NumPy ints: each one exact, or refused
+
+
 @overload
 def mean(xs: Sequence[float]) -> float: ...
 @overload
@@ -484,12 +577,21 @@ def mean(xs: Sequence[Scalar]) -> Scalar: ...
 def mean(xs: Sequence[Scalar]) -> Scalar:
     """Average: the balanced `sum` divided by ``len(xs)``; the mean of nothing is nan.
 
+    Items are taken as `sum` takes them (a 1-d NumPy array included).
+
     >>> mean([1.0, 2.0, 4.0, 5.0])
     3.0
+
+    Raises:
+        TypeError: naming the item, as `sum`.
+        ValueError: naming the item, as `sum`.
     """
-    if not xs:
+    if type(xs) is BatchedList:  # vmap's result in a batched jit trace
+        return batch_sum(xs.node) / len(xs) if xs else math.nan
+    items = _items(xs, "mean", "")
+    if not items:
         return math.nan  # as torch.mean and jnp.mean of an empty array
-    return sum(xs) / len(xs)  # torch.mean: one division (n >= 1, so never by zero)
+    return _sum(items) / len(items)  # torch.mean: one division (n >= 1, so never by zero)
 
 
 @overload
@@ -503,30 +605,22 @@ def dot(xs: Sequence[Scalar], ys: Sequence[Scalar]) -> Scalar: ...
 def dot(xs: Sequence[Scalar], ys: Sequence[Scalar]) -> Scalar:
     """``sum(x * y)`` over two sequences of equal length, as a balanced tree.
 
+    Items are taken as `sum` takes them (a 1-d NumPy array included).
+
     >>> dot([1.0, 2.0], [3.0, 4.0])
     11.0
 
     Raises:
-        ValueError: if the lengths differ.
+        ValueError: if the lengths differ; naming the item, for a number
+            float64 does not hold exactly.
+        TypeError: naming the item and the argument (``xs`` or ``ys``), as `sum`.
     """
-    if len(xs) != len(ys):
-        raise ValueError(f"dot() needs sequences of equal length, got {len(xs)} and {len(ys)}")
+    a, b = _items(xs, "dot", "xs"), _items(ys, "dot", "ys")
+    if len(a) != len(b):
+        raise ValueError(f"dot() needs sequences of equal length, got {len(a)} and {len(b)}")
     if debug_sites.get() is not None:  # debug_nans(): a product of two floats does not check itself
-        _check_pairs([v for pair in zip(xs, ys, strict=True) for v in pair], "Mul")
-    try:
-        return sum([x * y for x, y in zip(xs, ys, strict=True)])
-    except OverflowError:  # an int beyond float range met a float: promote it, as float(i)
-        return sum([x * y for x, y in zip(_promoted(xs), _promoted(ys), strict=True)])
-
-
-def _promoted(xs: Iterable[Scalar]) -> list[Scalar]:
-    """Items of `sum` or `dot`, ints as `int_to_float` makes them (10**400 * 1.0 raises)."""
-    return [_num(x) for x in xs]
-
-
-def _num(x: Scalar) -> Scalar:
-    item: object = x  # mypy counts an int as a float: test the runtime type
-    return int_to_float(item) if type(item) is int else x
+        _check_pairs([v for pair in zip(a, b, strict=True) for v in pair], "Mul")
+    return _sum([x * y for x, y in zip(a, b, strict=True)])
 
 
 # --- choices on values that work under every transform and `jit` ---
@@ -535,21 +629,34 @@ Cond: TypeAlias = bool | Node
 """A comparison's result: a bool for two numbers, a `Compare` node when a node is compared."""
 
 
-def _comparison(op: CompareOp, swap: bool, doc: str) -> Comparison:
-    def comparison(x: Scalar, y: Scalar) -> Cond:
-        a, b = (y, x) if swap else (x, y)
-        if not isinstance(a, _Arith) and not isinstance(b, _Arith):
-            return bool(_COMPARE_FLOATS[op](a, b))  # two numbers: Python's own comparison
-        a, b = _lifted(a), _lifted(b)
-        result = compare(op, a, b)
-        assert not isinstance(result, float | Sym), "two scalars compare to a bool or a node"
-        return result
+def _comparison(name: str, op: CompareOp, swap: bool, doc: str) -> Comparison:
+    compare_floats = _COMPARE_FLOATS[name]
 
+    def comparison(x: Scalar, y: Scalar) -> Cond:
+        if type(x) is float and type(y) is float:
+            return compare_floats(x, y)
+        if isinstance(x, _Arith) or isinstance(y, _Arith):
+            a, b = _operand(x, name, "x"), _operand(y, name, "y")
+            result = compare(op, *((b, a) if swap else (a, b)))
+            assert not isinstance(result, float | Sym), "two scalars compare to a bool or a node"
+            return result
+        # two numbers: their floats compared, as a node or jit compares them
+        # (eq(2**53 + 1, 2**53) is True, lt(10**400, inf) False, on every path)
+        return compare_floats(_number(x, name, "x"), _number(y, name, "y"))
+
+    comparison.__name__ = comparison.__qualname__ = name
     comparison.__doc__ = doc
     return cast(Comparison, comparison)
 
 
-_COMPARE_FLOATS = {"lt": operator.lt, "le": operator.le, "eq": operator.eq, "ne": operator.ne}
+_COMPARE_FLOATS: dict[str, Callable[[float, float], bool]] = {
+    "lt": operator.lt,
+    "le": operator.le,
+    "gt": operator.gt,  # y < x, for IEEE floats (nan included)
+    "ge": operator.ge,
+    "eq": operator.eq,
+    "ne": operator.ne,
+}
 
 
 class Comparison(Protocol):
@@ -563,21 +670,22 @@ class Comparison(Protocol):
 
 _COMPARE_DOC = """``x {symbol} y`` as a value a transform and `jit` can branch on, through `where`.
 
-    For two numbers it is a bool. When a node is compared it is a `Compare`
-    node (1.0 or 0.0), so ``where(cond, a, b)`` keeps the choice in the
-    graph: ``jit`` tests it at run time, where a Python ``if`` on ``.value``
-    would be frozen, and ``==`` between nodes tests identity (as dict keys
-    need), never values.
+    For two numbers it is a bool, comparing their floats (`to_float`: so
+    ``eq(2**53 + 1, 2**53)`` is True, as for nodes and under `jit`). When a
+    node is compared it is a `Compare` node (1.0 or 0.0), so
+    ``where(cond, a, b)`` keeps the choice in the graph: ``jit`` tests it at
+    run time, where a Python ``if`` on ``.value`` would be frozen, and ``==``
+    between nodes tests identity (as dict keys need), never values.
 
     >>> {name}(1.0, 2.0)
     {answer}
     """
-lt = _comparison("lt", False, _COMPARE_DOC.format(symbol="<", name="lt", answer="True"))
-le = _comparison("le", False, _COMPARE_DOC.format(symbol="<=", name="le", answer="True"))
-gt = _comparison("lt", True, _COMPARE_DOC.format(symbol=">", name="gt", answer="False"))
-ge = _comparison("le", True, _COMPARE_DOC.format(symbol=">=", name="ge", answer="False"))
-eq = _comparison("eq", False, _COMPARE_DOC.format(symbol="==", name="eq", answer="False"))
-ne = _comparison("ne", False, _COMPARE_DOC.format(symbol="!=", name="ne", answer="True"))
+lt = _comparison("lt", "lt", False, _COMPARE_DOC.format(symbol="<", name="lt", answer="True"))
+le = _comparison("le", "le", False, _COMPARE_DOC.format(symbol="<=", name="le", answer="True"))
+gt = _comparison("gt", "lt", True, _COMPARE_DOC.format(symbol=">", name="gt", answer="False"))
+ge = _comparison("ge", "le", True, _COMPARE_DOC.format(symbol=">=", name="ge", answer="False"))
+eq = _comparison("eq", "eq", False, _COMPARE_DOC.format(symbol="==", name="eq", answer="False"))
+ne = _comparison("ne", "ne", False, _COMPARE_DOC.format(symbol="!=", name="ne", answer="True"))
 
 
 @overload
@@ -587,7 +695,9 @@ def where(cond: Cond, x: Scalar, y: Scalar) -> Scalar: ...
 def where(cond: Cond, x: Scalar, y: Scalar) -> Scalar:
     """``x`` where ``cond`` holds, else ``y``, as ``jnp.where`` and ``torch.where``.
 
-    A bool chooses at once. A comparison node makes a `Where` node: its value
+    A bool (Python's or NumPy's) chooses at once; numbers are converted by the
+    one rule (`to_float`), both of them, so the result is a float whichever is
+    chosen. A comparison node makes a `Where` node: its value
     is the chosen branch's, and ``jit`` compiles the choice as a run-time
     test. The branch not taken gets a zero gradient, as in PyTorch and JAX:
     if that branch's own derivative is infinite there, the gradient is nan
@@ -599,26 +709,24 @@ def where(cond: Cond, x: Scalar, y: Scalar) -> Scalar:
     (6.0, 0.5, 0.5)
 
     Raises:
-        TypeError: if ``cond`` is not a bool or a node (a comparison's result).
+        TypeError: if ``cond`` is not a bool or a node (a comparison's result);
+            naming ``x`` or ``y``, if it is not a number or a node.
+        ValueError: naming ``x`` or ``y``, for a number float64 does not hold exactly.
     """
-    if isinstance(cond, bool):
+    if type(cond) is bool or is_bool(cond):
+        if type(x) is float and type(y) is float:
+            return x if cond else y
         if isinstance(x, _Arith) or isinstance(y, _Arith):
             # A node branch: a Where node even for a known condition, so the branch not
             # taken gets its zero gradient here as it does when jit compiles the choice
             # (a plain number here is a traced argument there): eager == compiled.
             known = Const(1.0 if cond else 0.0)
-            return Where(known, _lifted(x), _lifted(y))
-        return x if cond else y
+            return Where(known, _operand(x, "where", "x"), _operand(y, "where", "y"))
+        a, b = _number(x, "where", "x"), _number(y, "where", "y")
+        return a if cond else b
     if not isinstance(cond, _Arith):
         raise TypeError(
             f"where() needs a comparison's result (a bool, or a node from lt/le/...), "
-            f"got {type(cond).__name__}"
+            f"got {type(cond).__name__} {_repr.repr(cond)}"
         )
-    return Where(cond, _lifted(x), _lifted(y))
-
-
-def _lifted(v: Scalar) -> Node:
-    node = lift(v)
-    if node is None:
-        raise TypeError(f"expected numbers or nodes, got {type(v).__name__} {v!r:.40}")
-    return node
+    return Where(cond, _operand(x, "where", "x"), _operand(y, "where", "y"))
