@@ -517,7 +517,9 @@ def _items(xs: Iterable[Scalar], fn: str, arg: str) -> list[Scalar]:
     test is a pass or two over the items' types in C, and a look at each distinct type.
     """
     t = type(xs)
-    items = xs if t is list else list(xs) if t is tuple else _listed(xs, fn, arg)
+    items: list[object] = (
+        cast("list[object]", xs) if t is list else list(xs) if t is tuple else _listed(xs, fn, arg)
+    )
     if list(map(type, items)).count(float) == len(items):  # the hot path: floats, ~13 ns each
         return cast("list[Scalar]", items)
     for kind in set(map(type, items)):
@@ -529,7 +531,7 @@ def _items(xs: Iterable[Scalar], fn: str, arg: str) -> list[Scalar]:
 
 def _item(v: object, fn: str, what: str) -> Scalar:
     if type(v) is float or isinstance(v, _Arith):
-        return cast("Scalar", v)  # a float or a node, as tested
+        return v  # a float or a node, as tested
     return _number(v, fn, what)
 
 
