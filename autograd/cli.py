@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final, NoReturn, TextIO
 
+from autograd.conform import _cli as conform_cli
 from autograd.core.nodes import Leaf, Scalar, _Arith
 from autograd.demo import DemoConfig, run_demo
 from autograd.expr import (
@@ -322,6 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--batch-size", type=_bounded_int(1, 10_000), default=20, help="(20)")
     demo.add_argument("--lr", type=_bounded_float(1e-9, 100.0), default=0.1, help="(0.1)")
     demo.set_defaults(run=cmd_demo)
+    conform_cli.add_parser(sub)
     return parser
 
 
@@ -338,9 +340,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         return run(args, stdout)
     except SystemExit as e:  # --help and argparse's own exits
         return e.code if isinstance(e.code, int) else 2
-    except (UsageError, ExprError) as e:
+    except (UsageError, ExprError, conform_cli.ConformUsageError) as e:
         message = str(e)
         return _fail(message if message.startswith("autograd") else f"autograd: {message}", 2)
+    except conform_cli.EngineUnavailable as e:  # `conform`: the engine's package or worker
+        return _fail(f"autograd conform: {e}", conform_cli.UNAVAILABLE_STATUS)
     except OSError as e:
         where = f": {shown(str(e.filename), _PATH_SHOWN)}" if e.filename else ""
         return _fail(f"autograd: {e.strerror or shown(str(e))}{where}", 1)

@@ -39,7 +39,9 @@ from autograd.programs import reference as reference
 from autograd.testing._check import Adapter as Adapter
 from autograd.testing._check import Conventions as Conventions
 from autograd.testing._check import EngineMismatch as EngineMismatch
+from autograd.testing._check import HessianAdapter as HessianAdapter
 from autograd.testing._check import check_engine as check_engine
+from autograd.testing._check import reference_hessian as reference_hessian
 from autograd.testing._strategies import ALL_OPS as ALL_OPS
 from autograd.testing._strategies import EXPONENTS as EXPONENTS
 from autograd.testing._strategies import SPECIAL_VALUES as SPECIAL_VALUES
