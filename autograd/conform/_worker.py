@@ -59,6 +59,7 @@ class Worker:
                 bufsize=1,
             )
         except OSError as e:
+            self.stderr.close()
             raise EngineUnavailable(f"cannot start the worker {self.command[0]!r}: {e}") from None
         self.next_id = 0
         line = self._read()
@@ -80,6 +81,7 @@ class Worker:
             self.process.wait()
             self.stderr.seek(0)
             tail = self.stderr.read()[-1500:].strip()
+            self.close()
             raise EngineUnavailable(
                 f"the worker {' '.join(self.command)!r} exited (status {self.process.returncode})"
                 + (f": {tail}" if tail else "")
@@ -116,9 +118,13 @@ class Worker:
         return answer
 
     def close(self) -> None:
-        """Close its stdin (it exits) and wait for it."""
-        if self.process.stdin is not None:
-            self.process.stdin.close()
+        """Close its stdin (it exits), wait for it, close the pipes (again is harmless)."""
+        for pipe in (self.process.stdin, self.process.stdout):
+            if pipe is not None and not pipe.closed:
+                try:
+                    pipe.close()
+                except BrokenPipeError:  # it exited with input unread
+                    pass
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
