@@ -9,6 +9,7 @@ derivative of ``tanh``, a lost ``-0.0``, a wrong second derivative of
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable, Mapping
 
@@ -16,9 +17,13 @@ import autograd as ag
 from autograd import Const, Node, Scalar
 from autograd.conform import Engine
 from autograd.conform._interpret import Kit, Value, interpret
-from autograd.expr import FUNCTIONS, Expr
+from autograd.expr import BINARY_FUNCTIONS, COMPARISONS, FUNCTIONS, CompareName, Expr
 
-OPS = ("+", "-", "*", "/", "**", "neg", "exp", "log", "tanh", "sin")
+OPS = ("+", "-", "*", "/", "**", "neg", "exp", "log", "tanh", "sin", "maximum", "where")
+
+
+def _where(cmp: CompareName, a: Value, b: Value, x: Value, y: Value) -> Value:
+    return ag.where(COMPARISONS[cmp](a, b), x, y)
 
 
 def _kit(**swap: Callable[[Value], Value]) -> Kit:
@@ -31,8 +36,10 @@ def _kit(**swap: Callable[[Value], Value]) -> Kit:
             "*": operator.mul,
             "/": operator.truediv,
             "**": operator.pow,
+            **BINARY_FUNCTIONS,
         },
         is_value=lambda v: isinstance(v, Node),
+        where=_where,
     )
 
 
@@ -69,8 +76,9 @@ def engine(
 
 
 def _tanh_off(x: Value) -> Value:
-    # the right value (its sign too), the derivative off by tanh(x) / 2
-    return ag.tanh(x) * (1.0 + (x - ag.stop_gradient(x)) * 0.5)
+    # the right value (its sign too), the derivative off by tanh(x) / 2 where x is finite
+    off = ag.tanh(x) * (1.0 + (x - ag.stop_gradient(x)) * 0.5)  # nan at inf: inf - inf
+    return ag.where(ag.lt(ag.abs(x), math.inf), off, ag.tanh(x))
 
 
 def _exp_flat(x: Value) -> Value:

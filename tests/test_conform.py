@@ -72,7 +72,7 @@ def test_a_wrong_derivative_is_found_on_its_op_and_shrunk() -> None:
     report = run(conform_fakes.WRONG_TANH, n=100, ops=("*", "exp", "tanh"))
     assert not report.ok
     tanh = row(report, "tanh")
-    assert tanh.differ > tanh.drawn // 2
+    assert tanh.differ > tanh.drawn // 3  # tanh(x) / 2 is 0 at 0, nan at nan
     assert tanh.example is not None
     assert tanh.example.source == "tanh(x)"
     assert tanh.example.differs == ("d/dx",)
@@ -122,7 +122,8 @@ def test_an_exception_is_counted_as_raise_and_shrunk() -> None:
     assert log.example is not None
     assert log.example.error == "ZeroDivisionError: log of zero"
     assert (log.example.source, dict(log.example.inputs)) == ("log(x)", {"x": 0.0})
-    assert row(report, "sin").raised == 0
+    sin = row(report, "sin")  # raises only where a log is inside
+    assert sin.example is None or "log(" in sin.example.source
 
 
 def test_known_conventions_are_counted_apart() -> None:

@@ -12,7 +12,7 @@ from typing import Any, TypeAlias, assert_never
 
 import attrs
 
-from autograd.expr import Binary, Call, Expr, Neg, Num, Var, postorder
+from autograd.expr import Binary, Call, Call2, CompareName, Expr, Neg, Num, Var, Where, postorder
 
 Value: TypeAlias = Any  # the engines are optional, so their types are unknown to mypy here
 """A value of the other engine (a tensor, a tracer), or a Python float for a constant."""
@@ -30,14 +30,17 @@ class Kit:
     Attributes:
         lift: a float as the engine's value (a float64 constant, no gradient).
         unary: ``neg`` and the one-input ops by name.
-        binary: ``+ - * / **`` (and the two-input ops) by name.
+        binary: ``+ - * / **`` and the two-input ops by name.
         is_value: whether an object is the engine's value rather than a float.
+        where: ``where(cmp(a, b), x, y)``, given the comparison's name (None: the
+            engine has no ``where``).
     """
 
     lift: Callable[[float], Value]
     unary: Mapping[str, Callable[[Value], Value]]
     binary: Mapping[str, Callable[[Value, Value], Value]]
     is_value: Callable[[Value], bool] = lambda v: not isinstance(v, float)
+    where: Callable[[CompareName, Value, Value, Value, Value], Value] | None = None
 
 
 def interpret(kit: Kit, expr: Expr, env: Mapping[str, Value]) -> Value:
@@ -62,11 +65,17 @@ def _one(kit: Kit, e: Expr, memo: Mapping[int, Value], env: Mapping[str, Value])
             return kit.unary["neg"](_value(kit, memo[id(x)]))
         case Call(fn=fn, x=x):
             return kit.unary[fn](_value(kit, memo[id(x)]))
-        case Binary(op=op, x=x, y=y):
+        case Binary(op=op, x=x, y=y) | Call2(fn=op, x=x, y=y):
             a, b = memo[id(x)], memo[id(y)]
             if not kit.is_value(a) and not kit.is_value(b):
                 a = _value(kit, a)
             return kit.binary[op](a, b)
+        case Where(cmp=cmp, a=a, b=b, x=x, y=y):
+            if kit.where is None:
+                raise KeyError("where")
+            # every operand as the engine's value: where() and comparisons want tensors
+            a_, b_, x_, y_ = (_value(kit, memo[id(v)]) for v in (a, b, x, y))
+            return kit.where(cmp, a_, b_, x_, y_)
         case _:
             assert_never(e)
 

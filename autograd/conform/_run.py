@@ -26,10 +26,12 @@ from autograd.core.nodes import Leaf, Node
 from autograd.expr import (
     Binary,
     Call,
+    Call2,
     Expr,
     Neg,
     Num,
     Var,
+    Where,
     children,
     evaluate,
     names,
@@ -208,8 +210,10 @@ def _op(e: Expr) -> Op:
             return "neg"
         case Call(fn=fn):
             return fn
-        case Binary(op=op):
+        case Binary(op=op) | Call2(fn=op):
             return op
+        case Where():
+            return "where"
         case Num() | Var():
             return ""
 
@@ -310,6 +314,10 @@ def _with_children(e: Expr, kids: Sequence[Expr]) -> Expr:
             return Call(fn, kids[0])
         case Binary(op=op):
             return Binary(op, kids[0], kids[1])
+        case Call2(fn=fn):
+            return Call2(fn, kids[0], kids[1])
+        case Where(cmp=cmp):
+            return Where(cmp, kids[0], kids[1], kids[2], kids[3])
 
 
 def _example(program: Program, result: _Result) -> Example:

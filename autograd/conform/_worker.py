@@ -20,6 +20,7 @@ Floats are JSON numbers, or the strings ``"inf"``, ``"-inf"``, ``"nan"``;
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import tempfile
@@ -121,10 +122,8 @@ class Worker:
         """Close its stdin (it exits), wait for it, close the pipes (again is harmless)."""
         for pipe in (self.process.stdin, self.process.stdout):
             if pipe is not None and not pipe.closed:
-                try:
+                with contextlib.suppress(BrokenPipeError):  # it exited with input unread
                     pipe.close()
-                except BrokenPipeError:  # it exited with input unread
-                    pass
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:

@@ -14,11 +14,13 @@ from types import ModuleType
 from autograd.conform._engine import Engine, Known, at
 from autograd.conform._interpret import Kit, Value, interpret
 from autograd.conform._lazy import require
-from autograd.expr import FUNCTIONS, Expr
+from autograd.expr import BINARY_FUNCTIONS, FUNCTIONS, CompareName, Expr
 
 INSTALL = "pip install jax jaxlib (or: pip install 'typed-autograd[conform]')"
 
 _NN = ("relu", "sigmoid")  # in jax.nn; the others are jax.numpy's, under NumPy's names
+_COMPARE = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal"}
+_COMPARE |= {"eq": "equal", "ne": "not_equal"}
 
 KNOWN: tuple[Known, ...] = (
     Known(
@@ -82,7 +84,11 @@ def _kit(jax: ModuleType, jnp: ModuleType) -> Kit:
     def lift(v: float) -> Value:
         return jnp.float64(v)
 
+    def where(cmp: CompareName, a: Value, b: Value, x: Value, y: Value) -> Value:
+        return jnp.where(getattr(jnp, _COMPARE[cmp])(a, b), x, y)
+
     unary = {fn: getattr(jax.nn if fn in _NN else jnp, fn) for fn in FUNCTIONS}
+    two = {fn: getattr(jnp, fn) for fn in BINARY_FUNCTIONS}
     arithmetic = {
         "+": operator.add,
         "-": operator.sub,
@@ -93,6 +99,7 @@ def _kit(jax: ModuleType, jnp: ModuleType) -> Kit:
     return Kit(
         lift=lift,
         unary={"neg": jnp.negative, **unary},
-        binary=arithmetic,
+        binary={**arithmetic, **two},
         is_value=lambda v: not isinstance(v, float),
+        where=where,
     )

@@ -9,18 +9,27 @@ leaves out what it lacks.
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import ModuleType
 
 from autograd.conform._engine import Engine, Known
 from autograd.conform._interpret import Kit, Value, interpret
 from autograd.conform._lazy import require
 from autograd.conform._ops import ARITHMETIC
-from autograd.expr import FUNCTIONS, Expr
+from autograd.expr import BINARY_FUNCTIONS, FUNCTIONS, WHERE, CompareName, Expr
 
 INSTALL = "pip install tinygrad (and clang on PATH; or: pip install 'typed-autograd[conform]')"
 
 _NAMES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "abs": "abs"}
+
+_COMPARE: dict[CompareName, Callable[[Value, Value], Value]] = {
+    "lt": operator.lt,
+    "le": operator.le,
+    "gt": operator.gt,
+    "ge": operator.ge,
+    "eq": operator.eq,
+    "ne": operator.ne,
+}
 
 KNOWN: tuple[Known, ...] = ()
 
@@ -37,7 +46,12 @@ def load() -> Engine:
     def second(expr: Expr, inputs: Mapping[str, float]) -> dict[str, dict[str, float]]:
         return _run(tinygrad, kit, expr, inputs, order=2)[2]
 
-    ops = (*ARITHMETIC, *(fn for fn in ("neg", *FUNCTIONS) if fn in kit.unary))
+    ops = (
+        *ARITHMETIC,
+        *(fn for fn in ("neg", *FUNCTIONS) if fn in kit.unary),
+        *(fn for fn in BINARY_FUNCTIONS if fn in kit.binary),
+        WHERE,
+    )
     return Engine(
         name="tinygrad",
         version=str(require("importlib.metadata", INSTALL).version("tinygrad")),
@@ -67,11 +81,17 @@ def _kit(tinygrad: ModuleType) -> Kit:
         "/": operator.truediv,
         "**": operator.pow,
     }
+
+    def where(cmp: CompareName, a: Value, b: Value, x: Value, y: Value) -> Value:
+        return _COMPARE[cmp](a, b).where(x, y)
+
+    two = {fn: getattr(tensor, fn) for fn in BINARY_FUNCTIONS if hasattr(tensor, fn)}
     return Kit(
         lift=lift,
         unary={"neg": operator.neg, **unary},
-        binary=arithmetic,
+        binary={**arithmetic, **two},
         is_value=lambda v: isinstance(v, tensor),
+        where=where,
     )
 
 

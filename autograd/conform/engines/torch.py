@@ -10,17 +10,25 @@ is divided with ``torch.div`` (PyTorch's operator ``float / Tensor`` is
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import ModuleType
 
 from autograd.conform._engine import Engine, Known, at, nonfinite_inside
 from autograd.conform._interpret import Kit, Value, interpret
 from autograd.conform._lazy import require
-from autograd.expr import FUNCTIONS, Expr
+from autograd.expr import BINARY_FUNCTIONS, FUNCTIONS, CompareName, Expr
 
 INSTALL = "pip install torch==2.13.0 (or: pip install 'typed-autograd[conform]')"
 
-_NAMES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan"}  # NumPy's names, PyTorch's
+_NAMES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arctan2": "atan2"}  # NumPy's
+_COMPARE: dict[CompareName, Callable[[Value, Value], Value]] = {
+    "lt": operator.lt,
+    "le": operator.le,
+    "gt": operator.gt,
+    "ge": operator.ge,
+    "eq": operator.eq,
+    "ne": operator.ne,
+}
 
 KNOWN: tuple[Known, ...] = (
     Known(
@@ -77,9 +85,21 @@ def _kit(torch: ModuleType) -> Kit:
     def div(a: Value, b: Value) -> Value:
         return torch.div(a if isinstance(a, torch.Tensor) else lift(a), b)
 
+    def tensors(f: Callable[[Value, Value], Value]) -> Callable[[Value, Value], Value]:
+        return lambda a, b: f(*(v if isinstance(v, torch.Tensor) else lift(v) for v in (a, b)))
+
+    def where(cmp: CompareName, a: Value, b: Value, x: Value, y: Value) -> Value:
+        return torch.where(_COMPARE[cmp](a, b), x, y)
+
     unary = {fn: getattr(torch, _NAMES.get(fn, fn)) for fn in FUNCTIONS}
+    two = {fn: tensors(getattr(torch, _NAMES.get(fn, fn))) for fn in BINARY_FUNCTIONS}
     arithmetic = {"+": operator.add, "-": operator.sub, "*": operator.mul, "**": operator.pow}
-    return Kit(lift=lift, unary={"neg": torch.neg, **unary}, binary={**arithmetic, "/": div})
+    return Kit(
+        lift=lift,
+        unary={"neg": torch.neg, **unary},
+        binary={**arithmetic, "/": div, **two},
+        where=where,
+    )
 
 
 def _run(

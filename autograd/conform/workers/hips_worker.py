@@ -74,6 +74,15 @@ def program(np: Any, tree: Sequence[Mapping[str, Any]], names: Sequence[str]) ->
         env = dict(zip(names, xs, strict=True))
         built: list[Any] = []
         for node in tree:
+            if "call2" in node:  # {"call2": fn, "x": i, "y": j}
+                built.append(
+                    getattr(np, _BINARY[node["call2"]])(built[node["x"]], built[node["y"]])
+                )
+                continue
+            if "where" in node:  # {"where": cmp, "a": i, "b": j, "x": k, "y": l}
+                a, b, x, y = (built[node[k]] for k in "abxy")
+                built.append(np.where(getattr(np, _COMPARE[node["where"]])(a, b), x, y))
+                continue
             op = node["op"]
             args = [built[i] for i in node.get("args", [])]
             if op == "num":
@@ -82,9 +91,6 @@ def program(np: Any, tree: Sequence[Mapping[str, Any]], names: Sequence[str]) ->
                 built.append(env[node["name"]])
             elif op in _UNARY:
                 built.append(getattr(np, _UNARY[op])(args[0]))
-            elif op == "where":
-                cmp = getattr(np, _COMPARE[node["cmp"]])
-                built.append(np.where(cmp(args[0], args[1]), args[2], args[3]))
             else:
                 built.append(getattr(np, _BINARY[op])(args[0], args[1]))
         return built[-1]
