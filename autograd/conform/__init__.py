@@ -3,7 +3,7 @@
 Shipped adapters (``torch``, ``jax``, ``tinygrad``, ``micrograd``; ``hips``
 through a worker) import their engine only when loaded. Your own engine is an
 `Engine` (or just an `Adapter` function), named ``module:function`` on the
-command line, or a worker speaking JSON lines (docs/conform.md).
+command line, or a worker speaking JSON lines (docs/reference-testing.md).
 
 >>> from autograd.conform import Engine, Options, conform
 >>> from autograd.programs import reference

@@ -1,6 +1,6 @@
 """An engine in another process: a worker speaking JSON lines on stdin/stdout.
 
-The protocol (``typed-autograd/conform-worker@1``, docs/conform.md):
+The protocol (``typed-autograd/conform-worker@1``, docs/reference-testing.md):
 
 1. The worker starts and writes one line, its hello:
    ``{"protocol": "typed-autograd/conform-worker@1", "engine": NAME,
@@ -29,6 +29,7 @@ from typing import Final
 
 from autograd.conform._engine import Engine, EngineUnavailable, Known
 from autograd.conform._ops import OPS
+from autograd.drawing import ALL_OPS
 from autograd.expr import Expr
 from autograd.programs import JSON, decode_float, encode_float, expr_to_tree
 
@@ -146,7 +147,7 @@ def worker_engine(
     if not isinstance(ops, list) or not all(isinstance(op, str) for op in ops):
         worker.close()
         raise EngineUnavailable("the worker's hello has no list of ops")
-    unknown = [str(op) for op in ops if op not in OPS]
+    unknown = [str(op) for op in ops if op not in ALL_OPS]  # comparisons: where draws them
     usable = tuple(op for op in OPS if op in ops)
 
     def first(expr: Expr, inputs: Mapping[str, float]) -> tuple[float, dict[str, float]]:

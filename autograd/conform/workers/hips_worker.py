@@ -1,4 +1,4 @@
-"""A ``conform`` worker for HIPS autograd: JSON lines on stdin/stdout (protocol: docs/conform.md).
+"""A ``conform`` worker for HIPS autograd: JSON lines (the protocol: docs/reference-testing.md).
 
 Run by path in an interpreter that has HIPS autograd and NumPy (``pip install
 autograd numpy``), never typed-autograd: both are imported as ``autograd``.
