@@ -147,8 +147,8 @@ def build_expression(
 
     ``root``, if given, is the op of the last node drawn (the root, before any
     chain), so that a set of programs can be made to hold every op. With
-    ``grow``, a node's first operand is the node drawn before it half the
-    time, so that most nodes drawn end up in the expression (a shrinker wants
+    ``grow``, a node's first operand is the node drawn before it three times
+    in four, so that most nodes drawn end up in the expression (a shrinker wants
     the opposite: small expressions are its aim).
     """
     check_ops(ops)
@@ -180,7 +180,7 @@ def build_expression(
         count = max(count, 1)
     for i in range(count):
         op = root if root is not None and i == count - 1 else drawn[c.integer(0, len(drawn) - 1)]
-        if grow and pool and pool[-1][1] < max_depth and c.integer(0, 1):
+        if grow and pool and pool[-1][1] < max_depth and c.integer(0, 3):
             x, dx = pool[-1] if sharing else pool.pop()
         else:
             x, dx = operand(max_depth)

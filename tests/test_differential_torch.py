@@ -477,7 +477,7 @@ def test_first_order_node_sweep_equals_the_public_float_api(
 
 
 # Section 9's edges inside programs, once sqrt, abs, sin and cos are in the grammar; and
-# issue 14's. Its two-input ops are not in the grammar: tests/test_more_ops.py compares them.
+# issue 14's. Its two-input ops are left out here (OPS): tests/test_more_ops.py compares them.
 NEW_OP_ROWS: list[tuple[str, dict[str, float]]] = (
     [
         ("sqrt(x)", {"x": -0.0}),  # -0.0, d/dx -inf, d2 inf
