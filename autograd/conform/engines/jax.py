@@ -7,6 +7,7 @@ and a float, as users write it.
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Mapping
 from types import ModuleType
@@ -36,6 +37,27 @@ KNOWN: tuple[Known, ...] = (
         "ours is 0, as PyTorch's sgn",
         "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.abs.html",
         at("abs", lambda o: o[0] == 0.0, orders=(1, 2)),
+    ),
+    Known(
+        "relu(-0.0)",
+        "jax.nn.relu(-0.0) is 0.0 (a max with 0); ours keeps the sign, -0.0, as PyTorch",
+        "docs/numerics.md, the table of one-input ops (relu(-0.0))",
+        at("relu", lambda o: o[0] == 0.0 and math.copysign(1.0, o[0]) < 0, orders=(0,)),
+    ),
+    Known(
+        "pow at a zero base",
+        "JAX differentiates x ** y at x == 0 without PyTorch's masks: y * x ** (y - 1) "
+        "and log(x) * x ** y meet 0 * inf, so x ** 0.0 and x ** x at 0 have nan derivatives; "
+        "ours follow PyTorch's masks (0)",
+        "docs/numerics.md, the table of one-input ops (x**0.0 at x=0)",
+        at("**", lambda o: o[0] == 0.0, orders=(1, 2)),
+    ),
+    Known(
+        "sigmoid'' near 0",
+        "sigmoid'' computed as s(1 - s)(1 - 2s) cancels near 0 (0.0 below 1e-16); "
+        "ours is exact to a few ulps",
+        "docs/reference-testing.md, Differential testing against PyTorch",
+        at("sigmoid", lambda o: 0.0 < abs(o[0]) < 0.5, orders=(2,)),
     ),
 )
 

@@ -101,7 +101,11 @@ def _run(
     names = list(inputs)
     zeros = {a: dict.fromkeys(names, 0.0) for a in names}
     with tinygrad.Context(DEV="CPU"):  # its default device search needs a GPU or an env var
-        leaves = [kit.lift(v) for v in inputs.values()]
+        # a variable is a buffer: a constant tensor is a CONST node, and tinygrad's graph
+        # shares equal constants (x + y at x == y would be one variable) and folds them
+        leaves = [
+            tinygrad.Tensor([v], dtype=tinygrad.dtypes.float64).reshape(()) for v in inputs.values()
+        ]
         out = interpret(kit, expr, dict(zip(names, leaves, strict=True)))
         if isinstance(out, float):
             return out, dict.fromkeys(names, 0.0), zeros
