@@ -85,7 +85,10 @@ def _kit(tinygrad: ModuleType) -> Kit:
     def where(cmp: CompareName, a: Value, b: Value, x: Value, y: Value) -> Value:
         return _COMPARE[cmp](a, b).where(x, y)
 
-    two = {fn: getattr(tensor, fn) for fn in BINARY_FUNCTIONS if hasattr(tensor, fn)}
+    def tensors(f: Callable[[Value, Value], Value]) -> Callable[[Value, Value], Value]:
+        return lambda a, b: f(*(v if isinstance(v, tensor) else lift(v) for v in (a, b)))
+
+    two = {fn: tensors(getattr(tensor, fn)) for fn in BINARY_FUNCTIONS if hasattr(tensor, fn)}
     return Kit(
         lift=lift,
         unary={"neg": operator.neg, **unary},
