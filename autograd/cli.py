@@ -1,4 +1,4 @@
-"""The ``autograd`` command: ``grad``, ``demo`` and ``graph``.
+"""The ``autograd`` command: ``grad``, ``graph``, ``corpus`` and ``demo``.
 
 Every user input is checked before any work: expressions are parsed against
 a whitelist (`autograd.expr`), never evaluated as Python; values are plain
@@ -11,15 +11,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final, NoReturn, TextIO
 
+from autograd.conform import _cli as conform_cli
 from autograd.core.nodes import Leaf, Scalar, _Arith
 from autograd.demo import DemoConfig, run_demo
+from autograd.drawing import ALL_OPS, check_ops
 from autograd.expr import (
+    BINARY_FUNCTIONS,
+    COMPARISONS,
     FUNCTIONS,
     MAX_SHOWN,
     ExprError,
@@ -30,7 +35,7 @@ from autograd.expr import (
     shown,
 )
 from autograd.programs import FORMAT as JSON_FORMAT
-from autograd.programs import program_to_json, reference
+from autograd.programs import program_to_json, random_program, reference
 from autograd.transforms.grad import gradients
 from autograd.viz import render, to_dot
 
@@ -136,13 +141,16 @@ def _value_of(x: Scalar) -> float:
 def cmd_grad(args: argparse.Namespace, out: TextIO) -> int:
     """``autograd grad``: the value and every partial derivative of an expression."""
     expr = parse(args.expr)
-    result = reference(expr, parse_inputs(args.values, names(expr)))
+    result = reference(expr, parse_inputs(args.values, names(expr)), hessian=args.hessian)
     if args.json:  # the kit's documented form, expression tree included (docs/reference-testing.md)
         out.write(json.dumps(program_to_json(result), allow_nan=False) + "\n")
         return 0
     out.write(f"value = {result.value!r}\n")
     for name, g in result.gradients.items():
         out.write(f"d/d{name} = {g!r}\n")
+    for a, row in zip(result.inputs, result.hessian or (), strict=False):
+        for b, h in zip(result.inputs, row, strict=True):
+            out.write(f"d2/d{a}d{b} = {h!r}\n")
     return 0
 
 
@@ -161,6 +169,69 @@ def cmd_graph(args: argparse.Namespace, out: TextIO) -> int:
     written = render(source, target)
     out.write(f"wrote {written}\n")
     return 0
+
+
+def cmd_corpus(args: argparse.Namespace, out: TextIO) -> int:
+    """``autograd corpus``: random programs with this engine's results, one JSON line each.
+
+    Program ``i`` is drawn by `random_program` from one ``random.Random(seed)``,
+    in order, its root op the ``i``-th drawable op (cycling), so every op is in
+    any corpus of at least as many programs as there are ops, and the first
+    ``k`` lines of a longer corpus are the shorter one's.
+    """
+    target = None if args.out is None else check_corpus_file(args.out)
+    ops = parse_ops(args.ops)
+    roots = [op for op in ops if op not in COMPARISONS]
+    rng = random.Random(args.seed)
+    lines = []
+    for i in range(args.n):
+        program = random_program(rng, ops, max_nodes=args.max_nodes, root=roots[i % len(roots)])
+        lines.append(json.dumps(program_to_json(program), allow_nan=False) + "\n")
+    if target is None:
+        out.write("".join(lines))
+        return 0
+    with target.open("w", encoding="utf-8", newline="\n") as f:
+        f.write("".join(lines))
+    out.write(f"wrote {args.n:,} programs to {target}\n")
+    return 0
+
+
+def parse_ops(text: str | None) -> tuple[str, ...]:
+    """``--ops``: a comma-separated subset of `ALL_OPS` (all of them by default).
+
+    Raises:
+        UsageError: naming an unknown op, or a list with no op to draw.
+    """
+    if text is None:
+        return ALL_OPS
+    ops = tuple(dict.fromkeys(op.strip() for op in text.split(",") if op.strip()))
+    unknown = [op for op in ops if op not in ALL_OPS]
+    if unknown:
+        raise UsageError(f"--ops: unknown op {shown(unknown[0])}: choose from {' '.join(ALL_OPS)}")
+    try:
+        check_ops(ops)
+    except ValueError as e:
+        raise UsageError(f"--ops: {e}") from None
+    return ops
+
+
+def check_corpus_file(text: str) -> Path:
+    """``corpus --out FILE``: a file name (FILE.jsonl, say) in a folder that exists.
+
+    Raises:
+        UsageError: naming what is wrong, before any work.
+    """
+    return _checked_path(text, "a file name such as corpus.jsonl", _corpus_file_problem)
+
+
+def _corpus_file_problem(text: str) -> str | None:
+    path = Path(text)
+    if text.endswith(("/", os.sep)) or path.is_dir():
+        return " is a folder: give a file name such as corpus.jsonl"
+    if not path.parent.is_dir():
+        why = "is not a folder" if path.parent.exists() else "does not exist"
+        return f": the folder {shown(str(path.parent), _PATH_SHOWN)} {why}"
+    return None
 
 
 def check_out_file(text: str) -> Path:
@@ -265,7 +336,7 @@ def _bounded_float(low: float, high: float) -> Callable[[str], float]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``autograd`` command, with its three subcommands."""
+    """The argument parser of the ``autograd`` command, with its subcommands."""
     parser = _Parser(
         prog="autograd",
         description="typed-autograd from the shell: differentiate, draw, train.",
@@ -273,8 +344,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     values_help = "a value for every name in EXPR, e.g. w1=2 (plain decimals)"
-    functions = " ".join(FUNCTIONS)
-    expr_help = f"e.g. '((w1 - 1)**2 + (w2 - 5)**2) * 0.5' (+ - * / **, {functions})"
+    functions = " ".join([*FUNCTIONS, *BINARY_FUNCTIONS])
+    expr_help = (
+        f"e.g. '((w1 - 1)**2 + (w2 - 5)**2) * 0.5' (+ - * / **, {functions}, "
+        "where(lt(a, b), x, y) with lt le gt ge eq ne)"
+    )
 
     grad = sub.add_parser(
         "grad",
@@ -285,6 +359,7 @@ def build_parser() -> argparse.ArgumentParser:
     grad.add_argument("expr", metavar="EXPR", help=expr_help)
     grad.add_argument("values", metavar="NAME=VALUE", nargs="*", default=[], help=values_help)
     grad.add_argument("--json", action="store_true", help=f"one JSON object ({JSON_FORMAT})")
+    grad.add_argument("--hessian", action="store_true", help="also the second partial derivatives")
     grad.set_defaults(run=cmd_grad)
 
     graph = sub.add_parser(
@@ -305,6 +380,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-nodes", type=_bounded_int(1, 100_000), default=500, help="node budget (500)"
     )
     graph.set_defaults(run=cmd_graph)
+    _add_corpus(sub)
 
     demo = sub.add_parser(
         "demo",
@@ -322,7 +398,35 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--batch-size", type=_bounded_int(1, 10_000), default=20, help="(20)")
     demo.add_argument("--lr", type=_bounded_float(1e-9, 100.0), default=0.1, help="(0.1)")
     demo.set_defaults(run=cmd_demo)
+    conform_cli.add_parser(sub)
     return parser
+
+
+def _add_corpus(sub: argparse._SubParsersAction[_Parser]) -> None:
+    corpus = sub.add_parser(
+        "corpus",
+        help="random programs with this engine's values and derivatives, as JSON lines",
+        description="Write N random programs, one JSON object a line "
+        f'({JSON_FORMAT}, with "hessian" and "tree"), drawn from SEED: the same '
+        "arguments and version give the same bytes. Every op is drawn, each at least "
+        "once in a corpus of as many programs as there are ops "
+        "(docs/reference-testing.md describes the schema).",
+        allow_abbrev=False,
+    )
+    corpus.add_argument("--n", type=_bounded_int(1, 1_000_000), default=100, help="(100)")
+    corpus.add_argument("--seed", type=_bounded_int(0, 2**63 - 1), default=0, help="(0)")
+    corpus.add_argument(
+        "--out", metavar="FILE", help="write FILE (e.g. corpus.jsonl); without it, stdout"
+    )
+    corpus.add_argument(
+        "--ops",
+        metavar="OPS",
+        help="comma-separated ops to draw (default all: " + " ".join(ALL_OPS) + ")",
+    )
+    corpus.add_argument(
+        "--max-nodes", type=_bounded_int(0, 1_000), default=10, help="ops per program (10)"
+    )
+    corpus.set_defaults(run=cmd_corpus)
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
@@ -338,9 +442,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         return run(args, stdout)
     except SystemExit as e:  # --help and argparse's own exits
         return e.code if isinstance(e.code, int) else 2
-    except (UsageError, ExprError) as e:
+    except (UsageError, ExprError, conform_cli.ConformUsageError) as e:
         message = str(e)
         return _fail(message if message.startswith("autograd") else f"autograd: {message}", 2)
+    except conform_cli.EngineUnavailable as e:  # `conform`: the engine's package or worker
+        return _fail(f"autograd conform: {e}", conform_cli.UNAVAILABLE_STATUS)
     except OSError as e:
         where = f": {shown(str(e.filename), _PATH_SHOWN)}" if e.filename else ""
         return _fail(f"autograd: {e.strerror or shown(str(e))}{where}", 1)

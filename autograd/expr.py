@@ -2,8 +2,12 @@
 
 The command line (``autograd grad EXPR``) and the testing kit share this
 grammar: decimal numbers, the constants ``inf`` and ``nan``, ASCII names,
-``+ - * / **``, unary signs, parentheses and calls of the one-input ops
-(`FUNCTIONS`: ``exp``, ``log``, ``sqrt``, ...), with Python's precedence. The
+``+ - * / **``, unary signs, parentheses, calls of the one-input ops
+(`FUNCTIONS`: ``exp``, ``log``, ``sqrt``, ...) and of the two-input ops
+(`BINARY_FUNCTIONS`: ``arctan2``, ``hypot``, ``maximum``, ``minimum``), and
+``where(cmp(a, b), x, y)`` with a comparison ``cmp`` (`COMPARISONS`: ``lt``,
+``le``, ``gt``, ``ge``, ``eq``, ``ne``) as its first argument and nowhere
+else, with Python's precedence. The
 parser is an operator-precedence parser over explicit stacks: nothing the user
 writes is executed, and no input makes it recurse. Literals become floats at once, so ``9**9**9`` is
 ``inf``, computed instantly; a literal that float64 cannot hold (``1e400``,
@@ -20,12 +24,29 @@ from typing import Final, Literal, TypeAlias, assert_never
 
 import attrs
 
+from autograd.core.functions import BINARY_FUNCTIONS as BINARY_FUNCTIONS
 from autograd.core.functions import FUNCTIONS as FUNCTIONS
+from autograd.core.functions import Comparison, eq, ge, gt, le, lt, ne, where
 from autograd.core.nodes import Const, Scalar
 
 BinaryOp: TypeAlias = Literal["+", "-", "*", "/", "**"]
 Function: TypeAlias = str
 """The name of a one-input op: a key of `FUNCTIONS`, read from the op definitions."""
+Function2: TypeAlias = str
+"""The name of a two-input op: a key of `BINARY_FUNCTIONS`, read from the op definitions."""
+CompareName: TypeAlias = Literal["lt", "le", "gt", "ge", "eq", "ne"]
+"""A comparison ``where`` tests: ``<``, ``<=``, ``>``, ``>=``, ``==``, ``!=``."""
+
+COMPARISONS: Final[dict[CompareName, Comparison]] = {
+    "lt": lt,
+    "le": le,
+    "gt": gt,
+    "ge": ge,
+    "eq": eq,
+    "ne": ne,
+}
+"""The comparisons ``where`` may test, by name (the engine's public functions)."""
+WHERE: Final = "where"
 
 CONSTANTS: Final[dict[str, float]] = {"inf": math.inf, "nan": math.nan}
 MAX_CHARS: Final = 10_000
@@ -48,7 +69,17 @@ _SIGN_PRECEDENCE: Final = 3  # `-x ** 2` is `-(x ** 2)`, `-x * 2` is `(-x) * 2`,
 
 
 def _grammar() -> str:
-    return f"use numbers, names, + - * / **, parentheses and {', '.join(FUNCTIONS)}"
+    calls = ", ".join([*FUNCTIONS, *BINARY_FUNCTIONS])
+    return f"use numbers, names, + - * / **, parentheses, {calls} and where(lt(a, b), x, y)"
+
+
+def _arity(fn: str) -> int:
+    """How many arguments a call of ``fn`` takes (0: ``fn`` is not callable)."""
+    if fn in FUNCTIONS:
+        return 1
+    if fn in BINARY_FUNCTIONS or fn in COMPARISONS:
+        return 2
+    return 3 if fn == WHERE else 0
 
 
 class ExprError(ValueError):
@@ -145,12 +176,17 @@ def _repr(e: Expr, texts: Mapping[int, str]) -> str:
             return f"Binary(op={op!r}, x={texts[id(x)]}, y={texts[id(y)]})"
         case Call(fn=fn, x=x):
             return f"Call(fn={fn!r}, x={texts[id(x)]})"
+        case Call2(fn=fn, x=x, y=y):
+            return f"Call2(fn={fn!r}, x={texts[id(x)]}, y={texts[id(y)]})"
+        case Where(cmp=cmp, a=a, b=b, x=x, y=y):
+            a_, b_, x_, y_ = (texts[id(v)] for v in (a, b, x, y))
+            return f"Where(cmp={cmp!r}, a={a_}, b={b_}, x={x_}, y={y_})"
         case _:
             assert_never(e)
 
 
 def _expr(v: _Value) -> Expr:
-    assert isinstance(v, Num | Var | Neg | Binary | Call), "the subclasses are the Expr classes"
+    assert isinstance(v, Num | Var | Neg | Binary | Call | Call2 | Where), "the Expr classes"
     return v
 
 
@@ -158,15 +194,17 @@ def _fields(e: Expr) -> tuple[object, ...]:
     """The fields of ``e`` that are not subexpressions."""
     match e:
         case Num(value=value):
-            return (value,)
+            return (repr(value),)  # by value: every nan alike, -0.0 apart from 0.0
         case Var(name=name):
             return (name,)
         case Neg():
             return ()
         case Binary(op=op):
             return (op,)
-        case Call(fn=fn):
+        case Call(fn=fn) | Call2(fn=fn):
             return (fn,)
+        case Where(cmp=cmp):
+            return (cmp,)
         case _:
             assert_never(e)
 
@@ -209,7 +247,30 @@ class Call(_Value):
     x: Expr
 
 
-Expr: TypeAlias = Num | Var | Neg | Binary | Call
+@attrs.frozen(eq=False, repr=False)
+class Call2(_Value):
+    """``fn(x, y)`` for a two-input op ``fn``: a key of `BINARY_FUNCTIONS`.
+
+    Those are arctan2, hypot, maximum and minimum, read from the op definitions.
+    """
+
+    fn: Function2
+    x: Expr
+    y: Expr
+
+
+@attrs.frozen(eq=False, repr=False)
+class Where(_Value):
+    """``where(cmp(a, b), x, y)``: ``x`` where the comparison holds, else ``y``."""
+
+    cmp: CompareName
+    a: Expr
+    b: Expr
+    x: Expr
+    y: Expr
+
+
+Expr: TypeAlias = Num | Var | Neg | Binary | Call | Call2 | Where
 
 
 def parse(text: str) -> Expr:
@@ -263,11 +324,25 @@ def _tokens(text: str) -> list[_Token]:
     return tokens
 
 
-@attrs.frozen
+@attrs.define
 class _Open:
-    """A ``(`` not closed yet: grouping (``fn`` None), or the call of ``fn``."""
+    """A ``(`` not closed yet: grouping (``fn`` None), or the call of ``fn``.
 
-    fn: Function | None
+    ``args`` counts the call's arguments begun so far (a ``,`` begins the next).
+    """
+
+    fn: str | None
+    column: int
+    args: int = 1
+
+
+@attrs.frozen
+class _Test:
+    """A comparison's result on the operand stack: only ``where``'s first argument takes it."""
+
+    cmp: CompareName
+    a: Expr
+    b: Expr
     column: int
 
 
@@ -298,7 +373,7 @@ class _Parser:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.operands: list[Expr] = []
+        self.operands: list[Expr | _Test] = []
         self.pending: list[_Open | _Sign | _Infix] = []
         self.depth = 0
         self.parts = 0
@@ -322,7 +397,16 @@ class _Parser:
             assert isinstance(top, _Open), "reduce leaves only parentheses"
             raise ExprError(f"'(' at column {top.column} is never closed")
         assert len(self.operands) == 1, "every operator took its operands"
-        return self.operands[0]
+        return self.expr(self.operands[0])
+
+    def expr(self, e: Expr | _Test) -> Expr:
+        """``e``, which must not be a comparison: those go in ``where``'s first argument only."""
+        if isinstance(e, _Test):
+            raise ExprError(
+                f"{e.cmp}() at column {e.column} is a comparison: "
+                f"use it as where's first argument, as in where({e.cmp}(a, b), x, y)"
+            )
+        return e
 
     def operand(self, tokens: Sequence[_Token], i: int) -> tuple[bool, int]:
         """Read an operand or a prefix (sign, '(' or a call); return (want_operand, next i)."""
@@ -362,7 +446,8 @@ class _Parser:
                 self.close(tok)
                 return False
             case "op", ",":
-                raise self.misplaced(tok)
+                self.next_argument(tok)
+                return True
             case ("number" | "name", _) | ("op", "("):
                 raise ExprError(
                     f"{shown(tok.text)} at column {tok.column} follows an operand: "
@@ -385,6 +470,14 @@ class _Parser:
             )
         self.pending.append(p)
 
+    def next_argument(self, tok: _Token) -> None:
+        """A ``,`` after an operand: the call it is in takes one more argument."""
+        self.reduce(0, right=False)
+        top = self.pending[-1] if self.pending else None
+        if not isinstance(top, _Open) or top.fn is None or top.args >= _arity(top.fn):
+            raise self.misplaced(tok)
+        top.args += 1
+
     def close(self, tok: _Token) -> None:
         self.reduce(0, right=False)
         if not self.pending:
@@ -392,8 +485,35 @@ class _Parser:
         top = self.pending.pop()
         assert isinstance(top, _Open), "reduce leaves only parentheses"
         self.depth -= 1
-        if top.fn is not None:
-            self.operands.append(Call(top.fn, self.operands.pop()))
+        if top.fn is None:
+            return
+        if top.args < _arity(top.fn):
+            raise ExprError(
+                f"{top.fn}() takes exactly {_ARGUMENTS[_arity(top.fn)]} "
+                f"(')' at column {tok.column} after {_ARGUMENTS[top.args]})"
+            )
+        args = self.operands[len(self.operands) - top.args :]
+        del self.operands[len(self.operands) - top.args :]
+        self.operands.append(self.call(top, args))
+
+    def call(self, top: _Open, args: Sequence[Expr | _Test]) -> Expr | _Test:
+        """The node of a closed call of ``top.fn`` on ``args`` (as many as it takes)."""
+        fn = top.fn
+        assert fn is not None, "a call names its function"
+        if fn == WHERE:
+            test = args[0]
+            if not isinstance(test, _Test):
+                raise ExprError(
+                    f"where() at column {top.column} tests a comparison first: "
+                    f"where(lt(a, b), x, y), with one of {', '.join(COMPARISONS)}"
+                )
+            return Where(test.cmp, test.a, test.b, self.expr(args[1]), self.expr(args[2]))
+        kids = [self.expr(a) for a in args]
+        if fn in COMPARISONS:
+            return _Test(fn, kids[0], kids[1], top.column)
+        if fn in BINARY_FUNCTIONS:
+            return Call2(fn, kids[0], kids[1])
+        return Call(fn, kids[0])
 
     def reduce(self, precedence: int, *, right: bool) -> None:
         """Apply the pending operators that bind tighter than one of ``precedence``."""
@@ -402,39 +522,49 @@ class _Parser:
             if p < precedence or (p == precedence and right):
                 return
             self.pending.pop()
-            x = self.operands.pop()
+            x = self.expr(self.operands.pop())
             if isinstance(top, _Sign):
                 self.depth -= 1
                 self.operands.append(Neg(x) if top.op == "-" else x)
             else:
-                self.operands.append(Binary(top.op, self.operands.pop(), x))
+                self.operands.append(Binary(top.op, self.expr(self.operands.pop()), x))
 
     def misplaced(self, tok: _Token) -> ExprError:
         """The error for a ',' anywhere, or a ')' where an operand should be."""
         calls = [p.fn for p in self.pending if isinstance(p, _Open)]
         if calls and calls[-1] is not None:
-            where = f"{tok.text!r} at column {tok.column}"
-            return ExprError(f"{calls[-1]}() takes exactly one argument ({where})")
+            at = f"{tok.text!r} at column {tok.column}"
+            return ExprError(f"{calls[-1]}() takes exactly {_ARGUMENTS[_arity(calls[-1])]} ({at})")
         if tok.text == ")":
             return ExprError(f"')' at column {tok.column}: expected a number, name or '('")
         return _not_allowed(tok)
 
 
-def _function(tok: _Token) -> Function:
+_ARGUMENTS: Final = {0: "no argument", 1: "one argument", 2: "two arguments", 3: "three arguments"}
+
+
+def _function(tok: _Token) -> str:
     """The function a call names, or an error saying which ones there are."""
-    if tok.text in FUNCTIONS:
+    if _arity(tok.text):
         return tok.text
     raise ExprError(
         f"cannot call {shown(tok.text)} (column {tok.column}): "
-        f"functions are {', '.join(FUNCTIONS)}, one argument each"
+        f"functions are {', '.join(FUNCTIONS)} (one argument each), "
+        f"{', '.join(BINARY_FUNCTIONS)} (two each) and where(lt(a, b), x, y)"
     )
 
 
 def _name(text: str, column: int) -> Expr:
     if text in CONSTANTS:
         return Num(CONSTANTS[text])
-    if text in FUNCTIONS:
-        raise ExprError(f"{text} at column {column} is a function: call it, as in {text}(x)")
+    if text in COMPARISONS:
+        raise ExprError(
+            f"{text} at column {column} is a comparison: "
+            f"use it as where's first argument, as in where({text}(a, b), x, y)"
+        )
+    if _arity(text):
+        example = {1: "(x)", 2: "(x, y)"}.get(_arity(text), "(lt(a, b), x, y)")
+        raise ExprError(f"{text} at column {column} is a function: call it, as in {text}{example}")
     if keyword.iskeyword(text) or text.startswith("__"):
         raise ExprError(f"name {shown(text)} at column {column} is not allowed")
     return Var(text)
@@ -455,22 +585,8 @@ def _not_allowed(tok: _Token) -> ExprError:
 
 def names(expr: Expr) -> list[str]:
     """The variable names in ``expr``, in order of first appearance (left to right)."""
-    seen: dict[str, None] = {}
-    stack = [expr]
-    while stack:
-        e = stack.pop()
-        match e:
-            case Var(name=name):
-                seen.setdefault(name)
-            case Num():
-                pass
-            case Neg(x=x) | Call(x=x):
-                stack.append(x)
-            case Binary(x=x, y=y):
-                stack.extend((y, x))
-            case _:
-                assert_never(e)
-    return list(seen)
+    # postorder meets the leaves left to right, and a shared subexpression once
+    return list(dict.fromkeys(e.name for e in postorder(expr) if isinstance(e, Var)))
 
 
 _BINARY: Final[dict[BinaryOp, Callable[[Scalar, Scalar], Scalar]]] = {
@@ -505,6 +621,11 @@ def evaluate(expr: Expr, env: Mapping[str, Scalar]) -> Scalar:
                 memo[id(e)] = _BINARY[op](memo[id(x)], memo[id(y)])
             case Call(fn=fn, x=x):
                 memo[id(e)] = FUNCTIONS[fn](memo[id(x)])
+            case Call2(fn=fn, x=x, y=y):
+                memo[id(e)] = BINARY_FUNCTIONS[fn](memo[id(x)], memo[id(y)])
+            case Where(cmp=cmp, a=a, b=b, x=x, y=y):
+                test = COMPARISONS[cmp](memo[id(a)], memo[id(b)])
+                memo[id(e)] = where(test, memo[id(x)], memo[id(y)])
             case _:
                 assert_never(e)
     return memo[id(expr)]
@@ -541,8 +662,10 @@ def children(e: Expr) -> tuple[Expr, ...]:
             return ()
         case Neg(x=x) | Call(x=x):
             return (x,)
-        case Binary(x=x, y=y):
+        case Binary(x=x, y=y) | Call2(x=x, y=y):
             return (x, y)
+        case Where(a=a, b=b, x=x, y=y):
+            return (a, b, x, y)
         case _:
             assert_never(e)
 
@@ -569,6 +692,11 @@ def _render(e: Expr, out: Mapping[int, tuple[str, int]]) -> tuple[str, int]:
             return name, 9
         case Call(fn=fn, x=x):
             return f"{fn}({out[id(x)][0]})", 9
+        case Call2(fn=fn, x=x, y=y):
+            return f"{fn}({out[id(x)][0]}, {out[id(y)][0]})", 9
+        case Where(cmp=cmp, a=a, b=b, x=x, y=y):
+            test = f"{cmp}({out[id(a)][0]}, {out[id(b)][0]})"
+            return f"where({test}, {out[id(x)][0]}, {out[id(y)][0]})", 9
         case Neg(x=x):
             text, prec = out[id(x)]
             return "-" + (text if prec >= 3 else f"({text})"), 3

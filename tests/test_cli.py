@@ -73,7 +73,7 @@ def test_json_output_parses_with_the_documented_fields() -> None:
     assert done.returncode == 0, done.stderr
     record = json.loads(done.stdout)
     assert record == {
-        "format": "typed-autograd/grad@1",
+        "format": "typed-autograd/grad@2",
         "expression": "((w1 - 1.0) ** 2.0 + (w2 - 5.0) ** 2.0) * 0.5",
         "inputs": {"w2": 3.0, "w1": 2.0},
         "value": 2.5,

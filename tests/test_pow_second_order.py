@@ -2,8 +2,11 @@
 
 The oracle is PyTorch's double backward (``autograd.grad`` with ``create_graph``),
 measured on torch 2.13.0, float64, CPU; ``torch.autograd.functional.hessian``
-gave the same bits on every point. Where we differ, on purpose, `OURS` says
-so and docs/numerics.md says why. With torch installed the table is re-measured.
+gave the same bits on every point. Where we differ, on purpose, `MASKED` says
+so and docs/numerics.md says why: behind pow's masks PyTorch's double backward
+multiplies a zero cotangent by ``log(0)`` or ``0 ** -1`` and returns nan (its
+issue 95180); ours gives the derivative of the masked first derivative. With
+torch installed the table is re-measured.
 """
 
 from __future__ import annotations
@@ -126,6 +129,24 @@ TORCH_NODE: dict[Key, Matrix] = {
     K(NAN, -0.5): ((NAN, NAN), (NAN, NAN)),
     K(NAN, 2.5): ((NAN, NAN), (NAN, NAN)),
 }
+
+# Where reverse over reverse deliberately differs from torch's double backward: the
+# masks' unselected branches have a safe base (1.0), so their zero cotangent stays zero.
+# - base 0, exponent >= 0: d/dy is masked to 0 on the whole ray, so its row is 0 (0 ** y
+#   is 0 for every y > 0: d2/dy2 is the mathematical 0); at (0, 0.5) d/dx of it meets
+#   d/dx 0 ** 0.5 = inf, the true partial, and stays nan (the limit is -inf one-sided);
+# - exponent 0: d/dx is masked to 0 for every x (x ** 0 is 1), so its row is 0.
+_ZERO = (0.0, 0.0)
+MASKED: dict[Key, Matrix] = {
+    **{K(x, 0.0): (_ZERO, _ZERO) for x in (0.0, -0.0)},
+    **{K(x, 0.5): ((-INF, NAN), (NAN, 0.0)) for x in (0.0, -0.0)},
+    **{K(x, y): (TORCH_NODE[K(x, y)][0], _ZERO) for x in (0.0, -0.0) for y in (1.0, 2.0, 3.0, 2.5)},
+    **{
+        K(x, 0.0): (_ZERO, TORCH_NODE[K(x, 0.0)][1])
+        for x in (5e-324, 1e-310, 1e-300, -2.0, 2.0, INF, NAN)
+    },
+}
+OURS_NODE: dict[Key, Matrix] = {**TORCH_NODE, **MASKED}
 
 # torch 2.13.0 float64, d2/dx2 of x ** c (a Python float exponent: pow(Tensor, Scalar)).
 TORCH_CONST: dict[Key, float] = {
@@ -262,8 +283,24 @@ def expected_hessian(x: float, y: float) -> Matrix:
 
 
 @pytest.mark.parametrize(("x", "y"), GRID)
-def test_reverse_over_reverse_is_torchs_double_backward(x: float, y: float) -> None:
-    assert same_matrix(rr_xy(x, y), TORCH_NODE[K(x, y)])
+def test_reverse_over_reverse_is_torchs_double_backward_but_behind_masks(
+    x: float, y: float
+) -> None:
+    assert same_matrix(rr_xy(x, y), OURS_NODE[K(x, y)])
+
+
+def test_behind_masks_torch_has_nan_where_ours_is_the_derivative_of_the_mask() -> None:
+    # each deliberate deviation replaces a nan of torch's (or a zero's sign, -0.0 for 0.0)
+    for key, ours in MASKED.items():
+        theirs = TORCH_NODE[key]
+        changed = [
+            (t, o)
+            for trow, orow in zip(theirs, ours, strict=True)
+            for t, o in zip(trow, orow, strict=True)
+            if not same(o, t)
+        ]
+        assert changed, key
+        assert all(math.isnan(t) or (t == o == 0.0) for t, o in changed), key
 
 
 @pytest.mark.parametrize(("x", "y"), GRID)
@@ -280,12 +317,13 @@ def test_constant_exponent_is_torch_in_both_modes(x: float, c: float) -> None:
     assert same(ag.grad(ag.grad(f))(x), TORCH_CONST[K(x, c)])
 
 
-def test_masks_are_where_as_in_torch() -> None:
-    # The unselected branch gets a zero cotangent (0 * log(0) is nan) in reverse over
-    # reverse, and no tangent in forward over reverse: torch's two answers, both kept
-    assert same_matrix(rr_xy(0.0, 2.0), ((2.0, 0.0), (NAN, NAN)))
+def test_masked_branches_leak_no_nan_in_either_mode() -> None:
+    # The unselected branch gets a zero cotangent in reverse over reverse, and no tangent
+    # in forward over reverse; with its safe base both give the masked derivative's own
+    # derivative, where torch's double backward has 0 * log(0) = nan
+    assert same_matrix(rr_xy(0.0, 2.0), ((2.0, 0.0), (0.0, 0.0)))
     assert same_matrix(hessian_xy(0.0, 2.0), ((2.0, 0.0), (0.0, 0.0)))
-    assert same_matrix(rr_xy(-2.0, 0.0), ((-0.0, NAN), (-0.5, NAN)))
+    assert same_matrix(rr_xy(-2.0, 0.0), ((0.0, 0.0), (-0.5, NAN)))
     assert same_matrix(hessian_xy(-2.0, 0.0), ((0.0, 0.0), (NAN, NAN)))
 
 

@@ -159,9 +159,17 @@ class Pow(Op):
         if type(self.y) is Const or plain_in_eager(self.y):  # structure: the scalar path
             c = constant(y)
             return where(ne(c, 0.0), g * (c * power(x, c - 1.0)), 0.0), None
-        gx = where(ne(y, 0.0), g * (y * power_var(x, y + -1.0)), 0.0)
-        slope = g * (p(self) * log(x))
-        gy = where(both(eq(x, 0.0), le(0.0, y)), g * 0.0, slope)
+        # Each mask also makes its unselected branch's base safe (1.0, as JAX's pow does
+        # before its log): that branch then has finite derivatives of every order where it
+        # is masked, so its zero cotangent stays zero in a second derivative instead of
+        # meeting log'(0) or 0 ** -1 and making nan (PyTorch's double backward does:
+        # d2/dy2 0.0 ** y is nan there, its issue 95180). Where a branch is selected its
+        # base is x itself, so first derivatives keep their bits.
+        live = ne(y, 0.0)
+        gx = where(live, g * (y * power_var(where(live, x, 1.0), y + -1.0)), 0.0)
+        zero_base = both(eq(x, 0.0), le(0.0, y))
+        slope = g * (p(self) * log(where(zero_base, 1.0, x)))
+        gy = where(zero_base, g * 0.0, slope)
         return gx, gy
 
 

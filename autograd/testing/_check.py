@@ -1,78 +1,26 @@
-"""`check_engine`: run random programs through another engine, shrink the first disagreement."""
+"""`check_engine`: run random programs through another engine, shrink the first disagreement.
+
+First derivatives always; second derivatives when the engine has them (`HessianAdapter`).
+"""
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Mapping, Sequence
-from typing import Protocol
 
-import attrs
 from hypothesis import HealthCheck, Verbosity, find, settings
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 
-from autograd.expr import Expr, to_source
+from autograd.conform._protocol import Adapter as Adapter
+from autograd.conform._protocol import Conventions as Conventions
+from autograd.conform._protocol import HessianAdapter as HessianAdapter
+from autograd.conform._protocol import reference_hessian as reference_hessian
+from autograd.expr import to_source
 from autograd.programs import Program, expr_to_tree
 from autograd.testing._strategies import ALL_OPS, Op, programs
 
 _SHOWN_CHARS = 400
-
-
-class Adapter(Protocol):
-    """Evaluates an expression with another engine.
-
-    Called with the expression and a value for each of its variables, it
-    returns the value and the partial derivative for each variable (a missing
-    name counts as a mismatch). Exceptions it raises count as failures and are
-    reported, so an adapter should not catch the engine's errors.
-    """
-
-    def __call__(
-        self, expr: Expr, inputs: Mapping[str, float]
-    ) -> tuple[float, Mapping[str, float]]: ...
-
-
-@attrs.frozen
-class Conventions:
-    """What counts as agreement between two float64 results.
-
-    The defaults follow ``docs/numerics.md`` (PyTorch float64): nan only
-    matches nan, infinities must have the same sign, ``-0.0`` differs from
-    ``0.0``, and other numbers agree within ``ulps`` units in the last place
-    (or ``abs_tol``, for engines that round intermediate results differently).
-
-    Attributes:
-        ulps: how many units in the last place two finite numbers may differ.
-        abs_tol: an absolute difference that is always accepted.
-        signed_zeros: whether ``-0.0`` and ``0.0`` must match.
-    """
-
-    ulps: int = 4
-    abs_tol: float = 0.0
-    signed_zeros: bool = True
-
-    def agree(self, expected: float, actual: object) -> bool:
-        """Whether ``actual`` (any object an engine returned) agrees with ``expected``.
-
-        >>> Conventions().agree(0.0, -0.0), Conventions(signed_zeros=False).agree(0.0, -0.0)
-        (False, True)
-        >>> Conventions().agree(math.nan, math.nan), Conventions().agree(1.0, 1.0 + 2**-52)
-        (True, True)
-        """
-        if type(actual) is int:  # engines that start gradients at the int 0
-            actual = float(actual)
-        if not isinstance(actual, float):
-            return False
-        if math.isnan(expected) or math.isnan(actual):
-            return math.isnan(expected) and math.isnan(actual)
-        if expected == actual:
-            same_sign = math.copysign(1.0, expected) == math.copysign(1.0, actual)
-            return same_sign or not self.signed_zeros
-        if math.isinf(expected) or math.isinf(actual):
-            return False
-        diff = abs(expected - actual)
-        return diff <= self.abs_tol or diff <= self.ulps * math.ulp(max(abs(expected), abs(actual)))
 
 
 class EngineMismatch(AssertionError):
@@ -83,6 +31,8 @@ class EngineMismatch(AssertionError):
         value: the other engine's value (``None`` if it raised).
         gradients: the other engine's gradients (``None`` if it raised).
         error: what the other engine raised, if it did.
+        hessian: the other engine's second derivatives (``None`` if not
+            compared, or if it raised).
     """
 
     def __init__(
@@ -92,12 +42,14 @@ class EngineMismatch(AssertionError):
         value: object,
         gradients: Mapping[str, object] | None,
         error: BaseException | None,
+        hessian: Mapping[str, Mapping[str, object]] | None = None,
     ) -> None:
         super().__init__(message)
         self.program = program
         self.value = value
         self.gradients = gradients
         self.error = error
+        self.hessian = hessian
 
 
 def check_engine(
@@ -113,6 +65,7 @@ def check_engine(
     values: st.SearchStrategy[float] | None = None,
     conventions: Conventions | None = None,
     seed: int = 0,
+    hessian: HessianAdapter | None = None,
 ) -> None:
     """Check an engine against this one on ``n`` random programs.
 
@@ -132,6 +85,8 @@ def check_engine(
         values: input values (default: special values and any float).
         conventions: what counts as agreement (default `Conventions()`).
         seed: the random seed; the same seed runs the same programs.
+        hessian: the engine's second derivatives (see `HessianAdapter`): when
+            given, they are compared with ours too.
 
     Raises:
         EngineMismatch: an `AssertionError` showing the minimal failing program.
@@ -154,7 +109,7 @@ def check_engine(
     )
 
     def fails(p: Program) -> bool:
-        return _compare(adapter, p, conv) is not None
+        return _compare(adapter, p, conv, hessian) is not None
 
     config = settings(
         max_examples=n,
@@ -167,30 +122,51 @@ def check_engine(
         minimal = find(strategy, fails, settings=config, random=random.Random(seed))
     except NoSuchExample:
         return
-    problem = _compare(adapter, minimal, conv)
+    problem = _compare(adapter, minimal, conv, hessian)
     assert problem is not None, "the failure did not reproduce: is the engine deterministic?"
     raise problem
 
 
-def _compare(adapter: Adapter, p: Program, conv: Conventions) -> EngineMismatch | None:
+def _compare(
+    adapter: Adapter, p: Program, conv: Conventions, second: HessianAdapter | None = None
+) -> EngineMismatch | None:
+    ours = None if second is None else reference_hessian(p.expr, p.inputs)
     try:
         value, returned = adapter(p.expr, dict(p.inputs))
         grads = dict(returned)  # a non-mapping is the adapter's failure, reported like one
+        h = None if second is None else second(p.expr, dict(p.inputs))
+        theirs = None if h is None else {k: dict(r) for k, r in h.items()}
     except Exception as e:  # any exception from the engine is a finding
-        return EngineMismatch(
-            _report(p, None, None, e, conv), p, None, None, e.with_traceback(None)
-        )
-    bad = not conv.agree(p.value, value)
-    bad = bad or any(not conv.agree(g, grads.get(k)) for k, g in p.gradients.items())
-    return (
-        EngineMismatch(_report(p, value, grads, None, conv), p, value, grads, None) if bad else None
-    )
+        return EngineMismatch(_report(p, None, e, conv), p, None, None, e.with_traceback(None))
+    rows = _rows(p, value, grads, ours, theirs)
+    if all(conv.agree(ref, got) for _, ref, got in rows):
+        return None
+    return EngineMismatch(_report(p, rows, None, conv), p, value, grads, None, theirs)
+
+
+def _rows(
+    p: Program,
+    value: object,
+    grads: Mapping[str, object],
+    ours: Mapping[str, Mapping[str, float]] | None,
+    theirs: Mapping[str, Mapping[str, object]] | None,
+) -> list[tuple[str, float, object]]:
+    """(quantity, reference, engine) for the value, each gradient and each second derivative."""
+    rows: list[tuple[str, float, object]] = [("value", p.value, value)]
+    rows += [(f"d/d{k}", g, grads.get(k, "(missing)")) for k, g in p.gradients.items()]
+    if ours is not None:
+        got = {} if theirs is None else theirs
+        rows += [
+            (f"d2/d{a}d{b}", h, got.get(a, {}).get(b, "(missing)"))
+            for a, row in ours.items()
+            for b, h in row.items()
+        ]
+    return rows
 
 
 def _report(
     p: Program,
-    value: object,
-    grads: Mapping[str, object] | None,
+    rows: Sequence[tuple[str, float, object]] | None,
     error: BaseException | None,
     conv: Conventions,
 ) -> str:
@@ -205,13 +181,11 @@ def _report(
         "    inputs:     " + ", ".join(f"{k} = {v!r}" for k, v in p.inputs.items()),
     ]
     lines = [line for line in lines if line]
-    if error is not None:
+    if error is not None or rows is None:
         text = str(error)[:_SHOWN_CHARS]
         lines.append(f"    it raised {type(error).__name__}: {text}")
         lines.append(f"    reference value {p.value!r}, gradients {dict(p.gradients)!r}")
         return "\n".join(lines)
-    rows = [("value", p.value, value)]
-    rows += [(f"d/d{k}", g, (grads or {}).get(k, "(missing)")) for k, g in p.gradients.items()]
     lines.append(f"    {'':10}{'reference':>26}  {'engine':>26}")
     for name, ref, got in rows:
         mark = "" if conv.agree(ref, got) else "  <- differs"

@@ -3,57 +3,18 @@
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Sequence
-from typing import Final, TypeAlias
 
+import attrs
 from hypothesis import strategies as st
 
-from autograd.expr import FUNCTIONS, Binary, BinaryOp, Call, Expr, Neg, Num, Var, names
+from autograd.drawing import ALL_OPS as ALL_OPS
+from autograd.drawing import EXPONENTS as EXPONENTS
+from autograd.drawing import SPECIAL_VALUES as SPECIAL_VALUES
+from autograd.drawing import Op as Op
+from autograd.drawing import build_expression, check_ops
+from autograd.expr import Expr, names
 from autograd.programs import Program, reference
-
-Op: TypeAlias = str
-"""An operator of the grammar (``+ - * / **``, ``neg``) or a one-input op's name."""
-ALL_OPS: Final[tuple[Op, ...]] = ("+", "-", "*", "/", "**", "neg", *FUNCTIONS)
-"""Every op of the grammar, the one-input ops read from their definitions."""
-
-_TINY = sys.float_info.min  # the smallest normal float
-SPECIAL_VALUES: Final[tuple[float, ...]] = (
-    0.0,
-    -0.0,
-    1.0,
-    -1.0,
-    2.0,
-    -2.0,
-    0.5,
-    -0.5,
-    3.0,
-    -3.0,
-    math.inf,
-    -math.inf,
-    math.nan,
-    1e200,
-    -1e200,
-    sys.float_info.max,
-    -sys.float_info.max,
-    _TINY,
-    -_TINY,
-    5e-324,
-    -5e-324,
-    1e-310,
-    709.0,
-    710.0,
-    -745.0,
-    20.0,
-    40.0,
-    -40.0,
-    1 / 3,
-)
-"""Zeros of both signs, ±1, infinities, nan, huge, tiny, subnormal, and the points
-where exp overflows and the squashing functions saturate (the rows of the numerics table)."""
-
-EXPONENTS: Final[tuple[float, ...]] = (2.0, 3.0, 0.5, -1.0, -2.0, -0.5, 0.0, 1.0, 1.5, -3.0, 1 / 3)
-"""Constant exponents with special paths or values (``x ** 0.5`` is ``sqrt``)."""
 
 
 def floats(
@@ -117,8 +78,7 @@ def expressions(
     >>> to_source(find(expressions(), lambda e: "tanh(x)" in to_source(e)))
     'tanh(x)'
     """
-    if not ops or any(op not in ALL_OPS for op in ops):
-        raise ValueError(f"ops must be a non-empty subset of {ALL_OPS}, got {ops!r}")
+    check_ops(ops)
     if not variables:
         raise ValueError("at least one variable name is needed")
     consts = floats() if constants is None else constants
@@ -128,71 +88,42 @@ def expressions(
         else exponents
     )
     vars_ = st.sampled_from(list(variables))
-    return st.composite(_build)(
-        tuple(ops), vars_, consts, exps, max_nodes, max_depth, sharing, node_exponents, max_chain
-    )
+
+    @st.composite
+    def build(draw: st.DrawFn) -> Expr:
+        return build_expression(
+            _Draws(draw, vars_, consts, exps),
+            tuple(ops),
+            max_nodes=max_nodes,
+            max_depth=max_depth,
+            sharing=sharing,
+            node_exponents=node_exponents,
+            max_chain=max_chain,
+        )
+
+    return build()
 
 
-def _build(
-    draw: st.DrawFn,
-    ops: tuple[Op, ...],
-    vars_: st.SearchStrategy[str],
-    consts: st.SearchStrategy[float],
-    exps: st.SearchStrategy[float],
-    max_nodes: int,
-    max_depth: int,
-    sharing: bool,
-    node_exponents: bool,
-    max_chain: int,
-) -> Expr:
-    pool: list[tuple[Expr, int]] = []  # earlier nodes and their depth
+@attrs.frozen
+class _Draws:
+    """hypothesis' draws as the `autograd.drawing.Choices` the expression builder asks."""
 
-    def operand(limit: int) -> tuple[Expr, int]:
-        usable = [i for i, (_, d) in enumerate(pool) if d < limit]
-        kind = draw(st.integers(0, 2 if usable else 1))  # shrinks toward a variable
-        if kind == 0:
-            return Var(draw(vars_)), 0
-        if kind == 1:
-            return Num(draw(consts)), 0
-        index = usable[draw(st.integers(0, len(usable) - 1))]
-        # without sharing a node has one user; by index, as == on trees is structural
-        return pool[index] if sharing else pool.pop(index)
+    draw: st.DrawFn
+    vars_: st.SearchStrategy[str]
+    consts: st.SearchStrategy[float]
+    exps: st.SearchStrategy[float]
 
-    root: tuple[Expr, int] = (Var(draw(vars_)), 0)
-    for _ in range(draw(st.integers(0, max_nodes))):
-        op = draw(st.sampled_from(ops))
-        x, dx = operand(max_depth)
-        if op == "neg" or op in FUNCTIONS:
-            root = (Neg(x) if op == "neg" else Call(op, x)), dx + 1
-        elif op == "**" and not (node_exponents and draw(st.booleans())):
-            root = Binary("**", x, Num(draw(exps))), dx + 1
-        else:
-            y, dy = operand(max_depth)
-            root = Binary(op, x, y), max(dx, dy) + 1  # type: ignore[arg-type]  # a binary op here
-        pool.append(root)
-    return _chain(draw, root[0], ops, vars_, consts, max_chain)
+    def integer(self, low: int, high: int) -> int:
+        return self.draw(st.integers(low, high))
 
+    def variable(self) -> str:
+        return self.draw(self.vars_)
 
-def _chain(
-    draw: st.DrawFn,
-    expr: Expr,
-    ops: tuple[Op, ...],
-    vars_: st.SearchStrategy[str],
-    consts: st.SearchStrategy[float],
-    max_chain: int,
-) -> Expr:
-    """Extend ``expr`` by a drawn number of ``e op leaf`` links, for graphs deeper than any tree."""
-    length = draw(st.integers(0, max_chain)) if max_chain > 0 else 0
-    if length == 0:
-        return expr
-    binary: list[BinaryOp] = [op for op in ("+", "-", "*") if op in ops]
-    leaf: Expr = Var(draw(vars_)) if draw(st.booleans()) else Num(draw(consts))
-    for _ in range(length):
-        if binary:
-            expr = Binary(binary[0], expr, leaf)
-        else:
-            expr = Neg(expr) if "neg" in ops else Call(next(iter(FUNCTIONS)), expr)
-    return expr
+    def constant(self) -> float:
+        return self.draw(self.consts)
+
+    def exponent(self) -> float:
+        return self.draw(self.exps)
 
 
 def programs(
@@ -207,8 +138,12 @@ def programs(
     exponents: st.SearchStrategy[float] | None = None,
     node_exponents: bool = True,
     max_chain: int = 0,
+    hessian: bool = False,
 ) -> st.SearchStrategy[Program]:
     """Random programs: an expression from `expressions`, input values, reference results.
+
+    An input often takes the value of an earlier one, so that ``maximum(x, y)``
+    and ``lt(x, y)`` meet ties between variables too.
 
     Args:
         values: the inputs' values (default: `floats`, special values included).
@@ -221,6 +156,7 @@ def programs(
         exponents: see `expressions`.
         node_exponents: see `expressions`.
         max_chain: see `expressions`.
+        hessian: also compute the reference Hessian (`Program.hessian`).
 
     >>> from hypothesis import find
     >>> from autograd.expr import to_source
@@ -244,7 +180,11 @@ def programs(
     @st.composite
     def build(draw: st.DrawFn) -> Program:
         expr = draw(exprs)
-        inputs = {name: draw(vals) for name in names(expr)}
-        return reference(expr, inputs)
+        inputs: dict[str, float] = {}
+        for name in names(expr):
+            earlier = list(inputs.values())
+            tie = earlier and draw(st.integers(0, 3)) == 3  # shrinks toward a value of its own
+            inputs[name] = earlier[draw(st.integers(0, len(earlier) - 1))] if tie else draw(vals)
+        return reference(expr, inputs, hessian=hessian)
 
     return build()

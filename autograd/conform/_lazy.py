@@ -1,0 +1,20 @@
+"""Import an engine when its adapter is loaded, or say what to install."""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from autograd.conform._engine import EngineUnavailable
+
+
+def require(module: str, install: str) -> ModuleType:
+    """``import module``, or `EngineUnavailable` naming the command that installs it.
+
+    The engines are optional: importing them when an adapter is loaded (not
+    when this package is) keeps ``autograd`` free of them.
+    """
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        raise EngineUnavailable(f"{module} is not installed ({e}): {install}") from None

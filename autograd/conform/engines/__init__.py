@@ -1,0 +1,1 @@
+"""The shipped adapters, one module per engine; each imports its engine only when loaded."""
