@@ -517,7 +517,12 @@ def _items(xs: Iterable[Scalar], fn: str, arg: str) -> list[Scalar]:
     test is a pass or two over the items' types in C, and a look at each distinct type.
     """
     t = type(xs)
-    items = xs if t is list else list(xs) if t is tuple else _listed(xs, fn, arg)
+    if t is list:
+        items = cast("list[object]", xs)
+    elif t is tuple:
+        items = list(xs)
+    else:
+        items = _listed(xs, fn, arg)
     if list(map(type, items)).count(float) == len(items):  # the hot path: floats, ~13 ns each
         return cast("list[Scalar]", items)
     for kind in set(map(type, items)):
