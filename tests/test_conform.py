@@ -320,7 +320,9 @@ def _installed(module: str) -> bool:
 def test_shipped_array_adapters_match_on_plain_programs(name: str) -> None:
     if not _installed(name):
         pytest.skip(f"{name} is not installed (pip install 'typed-autograd[conform]')")
+    limit = sys.getrecursionlimit()
     engine = load_engine(name)
+    assert sys.getrecursionlimit() == limit  # tinygrad's import raises it; the adapter restores it
     _check_hand_programs(engine, second_order=True)
     report = run(engine, n=2 * len(engine.ops), order=2)
     assert {r.op for r in report.results} == set(engine.ops)
