@@ -55,6 +55,7 @@ from autograd.compiler.periods import Unrolled
 from autograd.core.batching import BatchedList, Example
 from autograd.core.batching import hook as batch_hook
 from autograd.core.context import TraceState, debug_sites, nesting, trace_state
+from autograd.core.convert import to_float
 from autograd.core.nodes import Leaf, Node, _Arith
 from autograd.pytree import (
     Kind,
@@ -373,24 +374,37 @@ def _batched_call(mapped: Mapped, args: tuple[object, ...], cache: _Cache) -> ob
         return _NOT_BATCHED
     fn = mapped.fn
     vg = transform_of(fn)
-    examples = tuple(a.example(0) for a in batch.args)
-    try:
-        key, flat = call_key(examples, (), {}, fn, vg)
-    except HoldsNode:  # an outer graph among the arguments: the loop builds on it
-        return _NOT_BATCHED
+    # The first example, traced. What is passed whole (in_axes None) is the same in
+    # every example: a NumPy array there is traced as the list of its floats, as jit
+    # traces an array argument, and its floats are inputs like any other.
+    examples: list[object] = []
     varying: list[int] = []
     columns: list[object] = []
     at = 0
     for i, a in enumerate(batch.args):
-        if a.tree is None:  # passed whole: as many leaves as jit's flatten finds
-            at += len(flatten_arg(a.whole, i, fn, vg)[0])
+        if a.tree is None:
+            whole = arrays_as_lists(a.whole)
+            examples.append(whole)
+            at += len(flatten_arg(whole, i, fn, vg)[0])  # as many leaves as jit's flatten finds
             continue
         mapped_slots = {id(c) for c in a.columns}
+        slots: list[object] = []
         for slot in a.slots:
             if id(slot) in mapped_slots:
                 varying.append(at)
                 columns.append(slot)
-            at += 1
+                first = slot.values[0]  # type: ignore[attr-defined]  # a _Column
+                slots.append(first if isinstance(first, float | _Arith) else float(first))
+                at += 1
+            else:
+                shared = arrays_as_lists(slot)
+                slots.append(shared)
+                at += len(shared) if shared is not slot else 1  # type: ignore[arg-type]  # a list
+        examples.append(unflatten(a.tree, slots))
+    try:
+        key, flat = call_key(tuple(examples), (), {}, fn, vg)
+    except HoldsNode:  # an outer graph among the arguments: the loop builds on it
+        return _NOT_BATCHED
     size, arrays = batch.size, batch.arrays
     packed = packs(size)  # small batches: parallel statements as 2-d operations
     key = ("vmap", key, tuple(varying), packed)
@@ -399,17 +413,16 @@ def _batched_call(mapped: Mapped, args: tuple[object, ...], cache: _Cache) -> ob
         inputs[k] = column(c.values)  # type: ignore[attr-defined]  # a _Column
 
     def lift(v: object) -> object:  # a number the trace returned as it is
-        if not isinstance(v, float | int) or isinstance(v, bool):
-            raise _NotNumber  # the traced loop gives vmap's message
-        return as_batch(v, size, arrays)
+        try:
+            number = to_float(v)  # as eager `vmap` converts its outputs
+        except (TypeError, ValueError):
+            raise _NotNumber from None  # the traced loop gives vmap's message
+        return as_batch(number, size, arrays)
 
     for attempt in range(2):
         entry = cache.get(key) if attempt == 0 else None
         if entry is None:
-            try:
-                entry = _trace(fn, vg, examples, (), {}, dialect(varying, packed=packed))
-            except LookupError:  # an op without a NumPy twin: the loop
-                entry = _eager()
+            entry = _trace(fn, vg, tuple(examples), (), {}, dialect(varying, packed=packed))
             cache.put(key, entry)
         if entry.program is None:
             return _NOT_BATCHED
