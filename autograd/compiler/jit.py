@@ -66,7 +66,7 @@ from autograd.pytree import (
     unflatten,
 )
 from autograd.transforms.arguments import Arguments, result_leaves
-from autograd.transforms.batch import LEAF_AXES, Batch
+from autograd.transforms.batch import LEAF_AXES, Batch, arrays_at
 from autograd.transforms.grad import scalar_output, transform_of
 from autograd.transforms.vmap import Mapped, vmap_of
 
@@ -147,6 +147,7 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
         if _nesting() > 0:  # under another transform: the result must be a graph
             return fn(*args, **kwargs)
         last = cache.last  # the last call's structure: one function checks it and runs its code
+        as_arrays: TreeDef | None = None  # out_axes of a vmap given arrays, run by the loop
         if last is not None and not kwargs and _debugging() is None:
             try:
                 out = last[0](args)
@@ -154,10 +155,15 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
                 out = MISS  # the general path below traces again
             if out is not MISS:
                 return out  # type: ignore[return-value]  # the trace's result type
-        if batched and not kwargs and _debugging() is None:
-            out = _batched_call(cast(Mapped, mapped), args, cache)
-            if out is not _NOT_BATCHED:
-                return cast(T, out)
+        if batched and not kwargs:
+            batch = Batch(args, cast(Mapped, mapped).in_spec, cast(Mapped, mapped).names)
+            if _debugging() is None:
+                out = _batched_call(cast(Mapped, mapped), batch, cache)
+                if out is not _NOT_BATCHED:
+                    return cast(T, out)
+            args = batch.converted()  # type: ignore[assignment]  # vmap's arguments, as it reads them
+            if batch.arrays:  # the loop's compiled program returns lists where vmap gives arrays
+                as_arrays = cast(Mapped, mapped).out_axes
         static = _NO_STATIC if no_static else spec.resolve(len(args))
         try:
             if no_static and not kwargs:  # `call_key`'s common case, inline: a call's fixed cost
@@ -180,6 +186,8 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
         except HoldsNode:
             return fn(*args, **kwargs)
         if _debugging() is not None:  # inside debug_nans(): every op checked
+            if as_arrays is not None:
+                return cast(T, arrays_at(_checked_call(fn, vg, args, static, kwargs), as_arrays))
             return cast(T, _checked_call(fn, vg, args, static, kwargs))
         entry = entries.get(key)  # `cache.get`, inline
         if entry is not None and len(entries) > 1:
@@ -210,6 +218,8 @@ def jit(fn: Callable[P, T], static_argnums: int | Sequence[int] = ()) -> Callabl
                 out = entry.program(expand(flat) if entry.expand else flat)
         if shapes is not None and not batched:
             cache.remember(shapes, entry, static)
+        if as_arrays is not None:
+            return cast(T, arrays_at(entry.finish(out, _same), as_arrays))
         return entry.finish(out, _same)  # type: ignore[return-value]  # the trace's result type (no cast(): a call less)
 
     _caches[jitted] = cache
@@ -359,7 +369,7 @@ _NOT_BATCHED = object()
 """`_batched_call`'s answer when one batched program cannot run the call."""
 
 
-def _batched_call(mapped: Mapped, args: tuple[object, ...], cache: _Cache) -> object:
+def _batched_call(mapped: Mapped, batch: Batch, cache: _Cache) -> object:
     """``jit(vmap(fn))(*args)``: ``fn`` traced on one example, its code run on NumPy arrays.
 
     Statements that depend on a mapped leaf operate on float64 arrays, one
@@ -369,7 +379,6 @@ def _batched_call(mapped: Mapped, args: tuple[object, ...], cache: _Cache) -> ob
     other than 0, a choice on a plain number that differs between examples
     (a failed guard), an output that is not a number, a graph over budget.
     """
-    batch = Batch(args, mapped.in_spec, mapped.names)  # vmap's own checks and messages
     if mapped.out_axes != LEAF_AXES:
         return _NOT_BATCHED
     fn = mapped.fn
@@ -772,8 +781,8 @@ def _checked_call(
     inputs: list[Node] = []
     new_args = list(args)
     for i, a in enumerate(args):
-        if i not in static:
-            leaves, tree = flatten_arg(a, i, fn, vg)
+        if i not in static:  # an array's elements: a variable each, as a trace that loops has
+            leaves, tree = flatten_arg(arrays_as_lists(a), i, fn, vg)
             variables = [Leaf(x) for x in leaves]  # type: ignore[arg-type]  # floats, checked
             inputs.extend(variables)
             new_args[i] = unflatten(tree, variables)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable, Sequence
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, cast
 
 import attrs
 
@@ -293,7 +293,7 @@ def _number(v: object, path: str, who: str, what: str = _HOLDS_NUMBERS) -> float
         raise ValueError(f"{who}{path} is a {describe(v)}: {e}") from None
 
 
-def _array_column(x: object, path: str, who: str) -> object:
+def _array_column(x: object, path: str, who: str) -> Sequence[object]:
     """A NumPy array that is not native float64, as one (by `to_float`, element by element).
 
     Raises:
@@ -304,15 +304,17 @@ def _array_column(x: object, path: str, who: str) -> object:
     ndim = getattr(x, "ndim", None)
     if ndim != 1:
         raise TypeError(
-            f"{who}{path} is a {ndim}-d array {describe(x)}, not a batch: a mapped array "
+            f"{who}{path} is a {ndim}-d NumPy array of shape {getattr(x, 'shape', None)}, "
+            "not a batch: a mapped array "
             "is 1-d, one number per example (a batch of vectors is a list of 1-d arrays, "
             "one per feature)"
         )
+    array = cast("Sequence[object]", x)  # a 1-d ndarray: indexed and iterated as one
     dtype = x.dtype  # type: ignore[attr-defined]  # an ndarray
     if dtype.kind == "f" and dtype.itemsize <= 8:  # float16/32/64 in any byte order: exact
-        return x.astype(numpy.float64)  # type: ignore[attr-defined]  # an ndarray
-    floats = [_number(v, f"{path}[{k}]", who) for k, v in enumerate(x)]  # type: ignore[attr-defined]  # an ndarray iterates
-    return numpy.array(floats, dtype=numpy.float64)
+        return cast("Sequence[object]", x.astype(numpy.float64))  # type: ignore[attr-defined]  # an ndarray
+    floats = [_number(v, f"{path}[{k}]", who) for k, v in enumerate(array)]
+    return cast("Sequence[object]", numpy.array(floats, dtype=numpy.float64))
 
 
 def batch_size(columns: Sequence[_Column], who: str, allow_empty: bool = False) -> int:
@@ -365,6 +367,19 @@ class Batch:
         """A mapped leaf is a NumPy array: outputs of numbers are arrays too."""
         self.clean: set[Node] = set()  # nodes known not to depend on a mapped node
         self.mapped: set[Node] | None = None  # the nodes in the columns, once needed
+
+    def converted(self) -> tuple[object, ...]:
+        """The arguments with each mapped leaf as `vmap` reads it: floats, or a float64 array.
+
+        What `jit` traces when it runs the loop: the same numbers, in types it
+        takes (a big-endian or float32 array, ints, NumPy scalars become these).
+        """
+        return tuple(
+            a.whole
+            if a.tree is None
+            else unflatten(a.tree, [s.values if isinstance(s, _Column) else s for s in a.slots])
+            for a in self.args
+        )
 
     def call(self, fn: Callable[..., object], i: int) -> object:
         """``fn`` on example ``i``; an exception says which example raised it."""
@@ -421,6 +436,25 @@ def stack_outputs(outs: list[object], axes: TreeDef, batch: Batch) -> object:
         else:
             leaves.append(column)
     return unflatten(tree, leaves)
+
+
+def arrays_at(result: object, axes: TreeDef) -> object:
+    """A result of `vmap` with each batched leaf (a list of numbers) as a float64 array.
+
+    What eager `vmap` returns when a mapped leaf is an array, from what a
+    `jit` program computed as lists.
+    """
+    arg = Arg(result, axes, "output", "out_axes", "vmap: ", convert=False)
+    if arg.tree is None:
+        return result
+    numpy = sys.modules["numpy"]  # loaded: an argument is one of its arrays
+    return unflatten(
+        arg.tree,
+        [
+            numpy.array(s.values, dtype="float64") if isinstance(s, _Column) else s
+            for s in arg.slots
+        ],
+    )
 
 
 def columns_of(
@@ -540,7 +574,7 @@ def _guard_same(column: list[object], value: object, state: TraceState) -> None:
         elif x is not first:
             state.guards.append(("eq", x, first, True))  # type: ignore[arg-type]  # every _Arith is a Node
             if value == 0.0:
-                state.guards.append(("eq", 1.0 / x, 1.0 / first, True))  # type: ignore[arg-type, operator]  # nodes
+                state.guards.append(("eq", 1.0 / x, 1.0 / first, True))
 
 
 # ---- small helpers -----------------------------------------------------------------
