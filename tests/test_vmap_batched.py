@@ -191,14 +191,21 @@ def test_every_helper_has_a_twin() -> None:
 
 
 @needs_numpy
-def test_code_calling_a_helper_without_twin_is_refused() -> None:
-    def shiny_float(x: float) -> float:
-        return x
+def test_a_helper_without_a_written_twin_gets_one_applying_it_per_element() -> None:
+    def shiny_float(x: float, y: float) -> float:
+        return x * 3.0 - y if x < y else y / x
 
     HELPERS["shiny_float"] = shiny_float
     try:
-        with pytest.raises(LookupError, match="shiny_float has no NumPy twin"):
-            arrays.to_arrays(["shiny_float(a0)"])
+        assert arrays.to_arrays(["shiny_float(a0, 2.0)"]) == ["np_shiny_float(a0, 2.0)"]
+        twin = cast("Callable[..., object]", arrays.twins()["np_shiny_float"])
+        xs = [0.1, -0.0, 0.0, 2.0, 7.0, math.inf, math.nan, 5e-324]
+        with arrays.quiet():  # as a program runs it
+            got = cast("list[float]", twin(arrays.column(xs), 2.0).tolist())  # type: ignore[attr-defined]  # an array
+        assert [struct.pack("<d", v) for v in got] == [
+            struct.pack("<d", shiny_float(x, 2.0)) for x in xs
+        ]
+        assert twin(1.5, 2.0) == shiny_float(1.5, 2.0)  # floats: the helper itself
     finally:
         del HELPERS["shiny_float"]
 

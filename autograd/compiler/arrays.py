@@ -277,10 +277,18 @@ def exact() -> Iterator[None]:
 
 
 def _per_element(fn: Callable[..., float]) -> Callable[..., Value]:
-    nargs = fn.__code__.co_argcount if hasattr(fn, "__code__") else 1  # math.tanh: one
-    ufunc = np.frompyfunc(fn, nargs, 1)
+    """``fn`` applied element by element (a NumPy ufunc of it): the float helper's bits.
+
+    The twin of a helper NumPy has no function for (an op a user defines,
+    `define`), and of every helper inside `exact`. Slow (a Python call per
+    element), and exact by construction.
+    """
+    ufuncs: dict[int, Any] = {}
 
     def each(*xs: Value) -> Value:
+        ufunc = ufuncs.get(len(xs))
+        if ufunc is None:
+            ufunc = ufuncs[len(xs)] = np.frompyfunc(fn, len(xs), 1)
         return np.asarray(ufunc(*xs), dtype=np.float64)
 
     return each
@@ -306,10 +314,8 @@ def twins() -> dict[str, object]:
             continue
         math_name = _MATH_NAMES.get(name)
         array_fn = getattr(np, math_name) if math_name else _array_functions().get(fn)
-        if array_fn is None:  # an op defined after import: programs calling it are not batched
-            continue
-        if _exact and fn not in CORRECTLY_ROUNDED:
-            array_fn = _per_element(fn)
+        if array_fn is None or (_exact and fn not in CORRECTLY_ROUNDED):
+            array_fn = _per_element(fn)  # an op defined by a user (`define`): its own bits
         out[f"np_{name}"] = _elementwise(name, fn, array_fn)
     return out
 
@@ -325,10 +331,7 @@ class _ToArrays(ast.NodeTransformer):
         self.generic_visit(node)
         if isinstance(node.func, ast.Name) and node.func.id in self.helpers:
             name = f"np_{node.func.id}"
-            if name not in self.twins:
-                raise LookupError(
-                    f"the float helper {node.func.id} has no NumPy twin (compiler/arrays.py)"
-                )
+            assert name in self.twins, f"every float helper has a twin, not {node.func.id}"
             node.func = ast.Name(name, ast.Load())
         return node
 
@@ -347,12 +350,7 @@ def _call(name: str, args: list[ast.expr]) -> ast.Call:
 
 
 def to_arrays(exprs: list[str]) -> list[str]:
-    """The NumPy form of generated float expressions.
-
-    Raises:
-        LookupError: naming a float helper without a twin (an op defined after
-            import): `jit` then runs the loop over examples.
-    """
+    """The NumPy form of generated float expressions."""
     rewriter = _ToArrays((name for name, fn in HELPERS.items() if callable(fn)), twins())
     out = []
     for expr in exprs:

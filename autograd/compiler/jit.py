@@ -56,6 +56,7 @@ from autograd.compiler.statics import StaticArgs
 from autograd.core.batching import BatchedList, Example
 from autograd.core.batching import hook as batch_hook
 from autograd.core.context import TraceState, debug_sites, nesting, trace_state
+from autograd.core.convert import to_float
 from autograd.core.nodes import Leaf, Node, _Arith
 from autograd.pytree import (
     Kind,
@@ -66,7 +67,7 @@ from autograd.pytree import (
     unflatten,
 )
 from autograd.transforms.arguments import Arguments, result_leaves
-from autograd.transforms.batch import LEAF_AXES, Batch
+from autograd.transforms.batch import LEAF_AXES, Batch, arrays_at
 from autograd.transforms.grad import scalar_output, transform_of
 from autograd.transforms.vmap import Mapped, vmap_of
 
@@ -157,6 +158,7 @@ def jit(
         if _nesting() > 0:  # under another transform: the result must be a graph
             return fn(*args, **kwargs)
         last = cache.last  # the last call's structure: one function checks it and runs its code
+        as_arrays: TreeDef | None = None  # out_axes of a vmap given arrays, run by the loop
         if last is not None and not kwargs and _debugging() is None:
             try:
                 out = last[0](args)
@@ -164,10 +166,15 @@ def jit(
                 out = MISS  # the general path below traces again
             if out is not MISS:
                 return out  # type: ignore[return-value]  # the trace's result type
-        if batched and not kwargs and _debugging() is None:
-            out = _batched_call(cast(Mapped, mapped), args, cache)
-            if out is not _NOT_BATCHED:
-                return cast(T, out)
+        if batched and not kwargs:
+            batch = Batch(args, cast(Mapped, mapped).in_spec, cast(Mapped, mapped).names)
+            if _debugging() is None:
+                out = _batched_call(cast(Mapped, mapped), batch, cache)
+                if out is not _NOT_BATCHED:
+                    return cast(T, out)
+            args = batch.converted()  # type: ignore[assignment]  # vmap's arguments, as it reads them
+            if batch.arrays:  # the loop's compiled program returns lists where vmap gives arrays
+                as_arrays = cast(Mapped, mapped).out_axes
         static = _NO_STATIC if no_static else spec.resolve(len(args))
         try:
             if no_static and not kwargs:  # `call_key`'s common case, inline: a call's fixed cost
@@ -190,6 +197,8 @@ def jit(
         except HoldsNode:
             return fn(*args, **kwargs)
         if _debugging() is not None:  # inside debug_nans(): every op checked
+            if as_arrays is not None:
+                return cast(T, arrays_at(_checked_call(fn, vg, args, static, kwargs), as_arrays))
             return cast(T, _checked_call(fn, vg, args, static, kwargs))
         entry = entries.get(key)  # `cache.get`, inline
         if entry is not None and len(entries) > 1:
@@ -220,6 +229,8 @@ def jit(
                 out = entry.program(expand(flat) if entry.expand else flat)
         if shapes is not None and not batched:
             cache.remember(shapes, entry, static)
+        if as_arrays is not None:
+            return cast(T, arrays_at(entry.finish(out, _same), as_arrays))
         return entry.finish(out, _same)  # type: ignore[return-value]  # the trace's result type (no cast(): a call less)
 
     _caches[jitted] = cache
@@ -316,7 +327,7 @@ _NOT_BATCHED = object()
 """`_batched_call`'s answer when one batched program cannot run the call."""
 
 
-def _batched_call(mapped: Mapped, args: tuple[object, ...], cache: _Cache) -> object:
+def _batched_call(mapped: Mapped, batch: Batch, cache: _Cache) -> object:
     """``jit(vmap(fn))(*args)``: ``fn`` traced on one example, its code run on NumPy arrays.
 
     Statements that depend on a mapped leaf operate on float64 arrays, one
@@ -326,29 +337,41 @@ def _batched_call(mapped: Mapped, args: tuple[object, ...], cache: _Cache) -> ob
     other than 0, a choice on a plain number that differs between examples
     (a failed guard), an output that is not a number, a graph over budget.
     """
-    batch = Batch(args, mapped.in_spec, mapped.names)  # vmap's own checks and messages
     if mapped.out_axes != LEAF_AXES:
         return _NOT_BATCHED
     fn = mapped.fn
     vg = transform_of(fn)
-    examples = tuple(a.example(0) for a in batch.args)
-    try:
-        key, flat = call_key(examples, (), {}, fn, vg)
-    except HoldsNode:  # an outer graph among the arguments: the loop builds on it
-        return _NOT_BATCHED
+    # The first example, traced. What is passed whole (in_axes None) is the same in
+    # every example: a NumPy array there is traced as the list of its floats, as jit
+    # traces an array argument, and its floats are inputs like any other.
+    examples: list[object] = []
     varying: list[int] = []
     columns: list[object] = []
     at = 0
     for i, a in enumerate(batch.args):
-        if a.tree is None:  # passed whole: as many leaves as jit's flatten finds
-            at += len(flatten_arg(a.whole, i, fn, vg)[0])
+        if a.tree is None:
+            whole = arrays_as_lists(a.whole)
+            examples.append(whole)
+            at += len(flatten_arg(whole, i, fn, vg)[0])  # as many leaves as jit's flatten finds
             continue
         mapped_slots = {id(c) for c in a.columns}
+        slots: list[object] = []
         for slot in a.slots:
             if id(slot) in mapped_slots:
                 varying.append(at)
                 columns.append(slot)
-            at += 1
+                first = slot.values[0]  # type: ignore[attr-defined]  # a _Column
+                slots.append(first if isinstance(first, float | _Arith) else float(first))
+                at += 1
+            else:
+                shared = arrays_as_lists(slot)
+                slots.append(shared)
+                at += len(shared) if shared is not slot else 1  # type: ignore[arg-type]  # a list
+        examples.append(unflatten(a.tree, slots))
+    try:
+        key, flat = call_key(tuple(examples), (), {}, fn, vg)
+    except HoldsNode:  # an outer graph among the arguments: the loop builds on it
+        return _NOT_BATCHED
     size, arrays = batch.size, batch.arrays
     packed = packs(size)  # small batches: parallel statements as 2-d operations
     key = ("vmap", key, tuple(varying), packed)
@@ -357,17 +380,16 @@ def _batched_call(mapped: Mapped, args: tuple[object, ...], cache: _Cache) -> ob
         inputs[k] = column(c.values)  # type: ignore[attr-defined]  # a _Column
 
     def lift(v: object) -> object:  # a number the trace returned as it is
-        if not isinstance(v, float | int) or isinstance(v, bool):
-            raise _NotNumber  # the traced loop gives vmap's message
-        return as_batch(v, size, arrays)
+        try:
+            number = to_float(v)  # as eager `vmap` converts its outputs
+        except (TypeError, ValueError):
+            raise _NotNumber from None  # the traced loop gives vmap's message
+        return as_batch(number, size, arrays)
 
     for attempt in range(2):
         entry = cache.get(key) if attempt == 0 else None
         if entry is None:
-            try:
-                entry = _trace(fn, vg, examples, (), {}, dialect(varying, packed=packed))
-            except LookupError:  # an op without a NumPy twin: the loop
-                entry = _eager()
+            entry = _trace(fn, vg, tuple(examples), (), {}, dialect(varying, packed=packed))
             cache.put(key, entry)
         if entry.program is None:
             return _NOT_BATCHED
@@ -717,8 +739,8 @@ def _checked_call(
     inputs: list[Node] = []
     new_args = list(args)
     for i, a in enumerate(args):
-        if i not in static:
-            leaves, tree = flatten_arg(a, i, fn, vg)
+        if i not in static:  # an array's elements: a variable each, as a trace that loops has
+            leaves, tree = flatten_arg(arrays_as_lists(a), i, fn, vg)
             variables = [Leaf(x) for x in leaves]  # type: ignore[arg-type]  # floats, checked
             inputs.extend(variables)
             new_args[i] = unflatten(tree, variables)

@@ -11,11 +11,14 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable, Sequence
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, cast
 
 import attrs
 
-from autograd.core.nodes import Node, _Arith, parents
+from autograd.core.context import TraceState, trace_state
+from autograd.core.convert import NotANumber, to_float
+from autograd.core.nodes import Const, Node, _Arith, parents, plain_in_eager
+from autograd.core.rulegen import RAW_VALUE
 from autograd.pytree import Kind, TreeDef, flatten_any, unflatten
 
 # ---- in_axes and out_axes ------------------------------------------------------
@@ -77,7 +80,7 @@ def _resolve(axes: TreeDef, tree: TreeDef, axes_path: str, path: str) -> Axis | 
         return 0
     if axes.kind is Kind.NONE:
         return None
-    if not _same_node(axes, tree):
+    if not _same_node(axes, tree, by_key=True):
         raise ValueError(
             f"vmap: {axes_path} is {_shape(axes)} but {path} is {_shape(tree)}: an axes "
             "entry must be a prefix of its argument's pytree (0 or None where it stops)"
@@ -88,12 +91,28 @@ def _resolve(axes: TreeDef, tree: TreeDef, axes_path: str, path: str) -> Axis | 
 # ---- splitting arguments into examples -------------------------------------------
 
 
-@attrs.frozen(eq=False)  # compared by identity: values may be an array
 class _Column:
-    """One mapped leaf: its value in every example, and its path for messages."""
+    """One mapped leaf: its value in every example, and its path for messages.
 
-    values: Sequence[object]
-    path: str
+    ``values`` are floats and nodes, or a native float64 NumPy array (`vmap`
+    converts what it is given, `to_float`); ``items`` reads them one example
+    at a time as Python floats (an array's elements as ``float``, not NumPy's
+    scalars, so that ``fn`` sees what the compiled program computes on).
+    """
+
+    __slots__ = ("_items", "path", "values")
+
+    def __init__(self, values: Sequence[object], path: str) -> None:
+        self.values = values
+        self.path = path
+        self._items: Sequence[object] | None = None
+
+    @property
+    def items(self) -> Sequence[object]:
+        if self._items is None:  # on first use: `jit` reads the array whole, never this
+            values = self.values
+            self._items = values.tolist() if is_float_array(values) else values  # type: ignore[attr-defined]  # an array
+        return self._items
 
 
 class Arg:
@@ -104,14 +123,20 @@ class Arg:
     """
 
     def __init__(
-        self, arg: object, axes: TreeDef, root: str, axes_root: str, who: str = "vmap: "
+        self,
+        arg: object,
+        axes: TreeDef,
+        root: str,
+        axes_root: str,
+        who: str = "vmap: ",
+        convert: bool = True,
     ) -> None:
         self.whole = arg
         self.tree: TreeDef | None = None
         self.slots: list[object] = []
         if axes.kind is not Kind.NONE:  # None passes the argument itself, untouched
             leaves, tree = flatten_any(arg)
-            self.tree, self.slots = _split(tree, leaves, axes, root, axes_root, who)
+            self.tree, self.slots = _split(tree, leaves, axes, root, axes_root, who, convert)
         self.columns = [s for s in self.slots if isinstance(s, _Column)]
 
     def example(self, i: int) -> object:
@@ -119,7 +144,7 @@ class Arg:
         if self.tree is None:
             return self.whole
         return unflatten(
-            self.tree, [s.values[i] if isinstance(s, _Column) else s for s in self.slots]
+            self.tree, [s.items[i] if isinstance(s, _Column) else s for s in self.slots]
         )
 
 
@@ -127,7 +152,13 @@ _Task: TypeAlias = tuple[TreeDef, TreeDef | Axis, str] | TreeDef
 
 
 def _split(
-    tree: TreeDef, leaves: list[object], axes: TreeDef, root: str, axes_root: str, who: str
+    tree: TreeDef,
+    leaves: list[object],
+    axes: TreeDef,
+    root: str,
+    axes_root: str,
+    who: str,
+    convert: bool,
 ) -> tuple[TreeDef, list[object]]:
     """The example's shape (each mapped list a leaf) and its slots, in leaf order.
 
@@ -151,7 +182,7 @@ def _split(
             resolved = _resolve(axis, t, axes_root + suffix, root + suffix)
             if resolved == _DESCEND:
                 stack.append(t)
-                subs = zip(t.children, axis.children, _suffixes(t, suffix), strict=True)
+                subs = zip(t.children, _children_of(axis, t), _suffixes(t, suffix), strict=True)
                 stack.extend(reversed(list(subs)))
                 continue
             axis = resolved
@@ -160,7 +191,7 @@ def _split(
             at += t.num_leaves
             done.append(t)
             continue
-        column = _column(t, leaves, at, root + suffix, who)
+        column = _column(t, leaves, at, root + suffix, who, convert)
         if column is not None:
             slots.append(column)
             at += t.num_leaves
@@ -175,19 +206,27 @@ def _split(
     return done[0], slots
 
 
-def _column(t: TreeDef, leaves: list[object], at: int, path: str, who: str) -> _Column | None:
+def _column(
+    t: TreeDef, leaves: list[object], at: int, path: str, who: str, convert: bool
+) -> _Column | None:
     """The batch at ``t`` if it is one (a list of numbers), None for a container of batches.
+
+    With ``convert`` (`vmap`'s arguments), numbers become floats by `to_float`,
+    the one rule of the engine, so the loop and `jit`'s batched program compute
+    on the same floats; a NumPy array of any real dtype and byte order becomes
+    a native float64 array by the same rule.
 
     Raises:
         TypeError: naming the path of a number that is not in a list, or of a
             list element that is not a number.
+        ValueError: naming the path of a number float64 does not hold exactly.
     """
     if t.kind in (Kind.LIST, Kind.TUPLE) and (
         not t.children
         or (
             any(c.kind is Kind.LEAF for c in t.children)
-            and not is_float_array(leaves[at])  # a list of arrays: a container of batches
-        )
+            and not (_is_ndarray(leaves[at]) if convert else is_float_array(leaves[at]))
+        )  # a list of arrays: a container of batches
     ):
         for k, c in enumerate(t.children):
             if c.kind is not Kind.LEAF:
@@ -200,6 +239,8 @@ def _column(t: TreeDef, leaves: list[object], at: int, path: str, who: str) -> _
         x = leaves[at]
         if is_float_array(x):
             return _Column(x, path)  # type: ignore[arg-type]  # a 1-d float64 ndarray: a sequence
+        if convert and _is_ndarray(x):
+            return _Column(_array_column(x, path, who), path)
         if not isinstance(x, Sequence) or isinstance(x, str | bytes | bytearray):
             raise TypeError(
                 f"{who}{path} is a {describe(x)}, not a batch: each leaf of a mapped "
@@ -215,6 +256,14 @@ def _column(t: TreeDef, leaves: list[object], at: int, path: str, who: str) -> _
         return None
     if all(type(v) is float for v in values):  # the common case, checked at C speed
         return _Column(values, path)
+    if convert:
+        return _Column(
+            [
+                v if type(v) is float or isinstance(v, _Arith) else _number(v, f"{path}[{k}]", who)
+                for k, v in enumerate(values)
+            ],
+            path,
+        )
     for k, v in enumerate(values):
         if not _is_number(v):
             raise TypeError(
@@ -222,6 +271,50 @@ def _column(t: TreeDef, leaves: list[object], at: int, path: str, who: str) -> _
                 "(float, int or a node), one per example"
             )
     return _Column(values, path)
+
+
+_HOLDS_NUMBERS = "a batch holds numbers (float, int or a node), one per example"
+
+
+def _number(v: object, path: str, who: str, what: str = _HOLDS_NUMBERS) -> float:
+    """``v`` as a float by `to_float`; errors name ``path``, say ``what`` and why.
+
+    Raises:
+        TypeError: for what is not a real number (a bool, a string, a complex, ...).
+        ValueError: for a real number float64 does not hold exactly.
+    """
+    try:
+        return to_float(v)
+    except NotANumber:
+        raise TypeError(f"{who}{path} is a {describe(v)}: {what}") from None
+    except TypeError as e:
+        raise TypeError(f"{who}{path} is a {describe(v)}: {what} ({e})") from None
+    except ValueError as e:
+        raise ValueError(f"{who}{path} is a {describe(v)}: {e}") from None
+
+
+def _array_column(x: object, path: str, who: str) -> Sequence[object]:
+    """A NumPy array that is not native float64, as one (by `to_float`, element by element).
+
+    Raises:
+        TypeError: for an array that is not 1-d, or an element that is not a real number.
+        ValueError: naming an element float64 does not hold exactly.
+    """
+    numpy = sys.modules["numpy"]  # loaded: ``x`` is one of its arrays
+    ndim = getattr(x, "ndim", None)
+    if ndim != 1:
+        raise TypeError(
+            f"{who}{path} is a {ndim}-d NumPy array of shape {getattr(x, 'shape', None)}, "
+            "not a batch: a mapped array "
+            "is 1-d, one number per example (a batch of vectors is a list of 1-d arrays, "
+            "one per feature)"
+        )
+    array = cast("Sequence[object]", x)  # a 1-d ndarray: indexed and iterated as one
+    dtype = x.dtype  # type: ignore[attr-defined]  # an ndarray
+    if dtype.kind == "f" and dtype.itemsize <= 8:  # float16/32/64 in any byte order: exact
+        return cast("Sequence[object]", x.astype(numpy.float64))  # type: ignore[attr-defined]  # an ndarray
+    floats = [_number(v, f"{path}[{k}]", who) for k, v in enumerate(array)]
+    return cast("Sequence[object]", numpy.array(floats, dtype=numpy.float64))
 
 
 def batch_size(columns: Sequence[_Column], who: str, allow_empty: bool = False) -> int:
@@ -275,6 +368,19 @@ class Batch:
         self.clean: set[Node] = set()  # nodes known not to depend on a mapped node
         self.mapped: set[Node] | None = None  # the nodes in the columns, once needed
 
+    def converted(self) -> tuple[object, ...]:
+        """The arguments with each mapped leaf as `vmap` reads it: floats, or a float64 array.
+
+        What `jit` traces when it runs the loop: the same numbers, in types it
+        takes (a big-endian or float32 array, ints, NumPy scalars become these).
+        """
+        return tuple(
+            a.whole
+            if a.tree is None
+            else unflatten(a.tree, [s.values if isinstance(s, _Column) else s for s in a.slots])
+            for a in self.args
+        )
+
     def call(self, fn: Callable[..., object], i: int) -> object:
         """``fn`` on example ``i``; an exception says which example raised it."""
         example = [a.example(i) for a in self.args]
@@ -287,7 +393,14 @@ class Batch:
     def depends(self, x: Node) -> bool:
         """Whether ``x``'s graph reaches a node of a mapped argument (an iterative walk)."""
         if self.mapped is None:
-            self.mapped = {v for c in self.columns for v in c.values if isinstance(v, _Arith)}  # type: ignore[misc]  # every _Arith is a Node
+            # In a `jit` trace, a variable that stands for a plain number of the eager
+            # call is no node there: only the others (differentiated) count.
+            self.mapped = {
+                v  # type: ignore[misc]  # every _Arith is a Node
+                for c in self.columns
+                for v in c.values
+                if isinstance(v, _Arith) and not plain_in_eager(v)  # type: ignore[arg-type]  # a Node
+            }
         mapped = self.mapped
         seen: set[Node] = set()
         stack = [x]
@@ -306,9 +419,13 @@ class Batch:
 
 
 def stack_outputs(outs: list[object], axes: TreeDef, batch: Batch) -> object:
-    """The outputs of every example as one pytree, each leaf per its axis."""
-    tree = flatten_any(outs[0])[1]
-    columns = columns_of(outs, "fn(example {i})", "vmap: ")
+    """The outputs of every example as one pytree, each leaf per its axis.
+
+    Numbers become floats (`to_float`), as `jit`'s batched program returns
+    them; a 1-d NumPy array in an output (an inner `vmap`'s batch) is a list
+    of numbers.
+    """
+    columns, tree = columns_of(outs, "fn(example {i})", "vmap: ", convert=True)
     leaves: list[object] = []
     for column, (path, axis) in zip(columns, _leaf_axes(axes, tree), strict=True):
         if axis != 0:
@@ -321,32 +438,81 @@ def stack_outputs(outs: list[object], axes: TreeDef, batch: Batch) -> object:
     return unflatten(tree, leaves)
 
 
-def columns_of(trees: Sequence[object], root: str, who: str) -> list[list[object]]:
-    """Leaf ``k`` of every tree, for each ``k``; the trees must have one structure.
+def arrays_at(result: object, axes: TreeDef) -> object:
+    """A result of `vmap` with each batched leaf (a list of numbers) as a float64 array.
+
+    What eager `vmap` returns when a mapped leaf is an array, from what a
+    `jit` program computed as lists.
+    """
+    arg = Arg(result, axes, "output", "out_axes", "vmap: ", convert=False)
+    if arg.tree is None:
+        return result
+    numpy = sys.modules["numpy"]  # loaded: an argument is one of its arrays
+    return unflatten(
+        arg.tree,
+        [
+            numpy.array(s.values, dtype="float64") if isinstance(s, _Column) else s
+            for s in arg.slots
+        ],
+    )
+
+
+def columns_of(
+    trees: Sequence[object], root: str, who: str, convert: bool = False
+) -> tuple[list[list[object]], TreeDef]:
+    """Leaf ``k`` of every tree, for each ``k``, and the trees' one structure.
+
+    With ``convert``, each number becomes a float by `to_float` and a 1-d
+    NumPy array is a list of numbers.
 
     Raises:
         TypeError: naming the path (``root`` formatted with the tree's index)
             of a leaf that is not a number.
         ValueError: naming the first path where a tree's structure differs
-            from the first tree's.
+            from the first tree's; with ``convert``, naming a number float64
+            does not hold exactly.
     """
-    first_leaves, first = flatten_any(trees[0])
+    first_leaves, first = _flatten(trees[0], convert)
     columns: list[list[object]] = [[] for _ in first_leaves]
     for i, x in enumerate(trees):
-        leaves, tree = (first_leaves, first) if i == 0 else flatten_any(x)
+        leaves, tree = (first_leaves, first) if i == 0 else _flatten(x, convert)
         if tree != first:
             suffix, a, b = _first_difference(tree, first)
             raise ValueError(
                 f"{who}{root.format(i=i)}{suffix} is {_shape(a)} but {root.format(i=0)}{suffix} "
                 f"is {_shape(b)}: every example must have the same structure"
             )
+        if convert and not all(type(v) is float or isinstance(v, _Arith) for v in leaves):
+            paths = _leaf_paths(tree, root.format(i=i))
+            leaves = [
+                v
+                if type(v) is float or isinstance(v, _Arith)
+                else _number(v, paths[k], who, "leaves must be numbers")
+                for k, v in enumerate(leaves)
+            ]
         for column, v in zip(columns, leaves, strict=True):
             column.append(v)
         bad = next((k for k, v in enumerate(leaves) if not _is_number(v)), None)
         if bad is not None:
             path = _leaf_paths(tree, root.format(i=i))[bad]
             raise TypeError(f"{who}{path} is a {describe(leaves[bad])}: leaves must be numbers")
-    return columns
+    return columns, first
+
+
+def _flatten(x: object, arrays_as_lists: bool) -> tuple[list[object], TreeDef]:
+    """`flatten_any` of ``x``; with ``arrays_as_lists``, each 1-d NumPy array a list."""
+    leaves, tree = flatten_any(x)
+    if arrays_as_lists and any(_is_ndarray(v) and getattr(v, "ndim", 0) == 1 for v in leaves):
+        return flatten_any(
+            unflatten(
+                tree,
+                [
+                    list(v) if _is_ndarray(v) and getattr(v, "ndim", 0) == 1 else v  # type: ignore[call-overload]  # an array iterates
+                    for v in leaves
+                ],
+            )
+        )
+    return leaves, tree
 
 
 def _leaf_axes(axes: TreeDef, tree: TreeDef) -> list[tuple[str, Axis]]:
@@ -357,7 +523,7 @@ def _leaf_axes(axes: TreeDef, tree: TreeDef) -> list[tuple[str, Axis]]:
         t, a, suffix = stack.pop()
         axis = _resolve(a, t, "out_axes" + suffix, "the output" + suffix)
         if axis == _DESCEND:
-            subs = zip(t.children, a.children, _suffixes(t, suffix), strict=True)
+            subs = zip(t.children, _children_of(a, t), _suffixes(t, suffix), strict=True)
             stack.extend(reversed(list(subs)))
         else:
             out.extend((p, axis) for p in _leaf_paths(t, "output" + suffix))
@@ -375,20 +541,40 @@ def _unbatched(column: list[object], path: str, batch: Batch) -> object:
             f"vmap: {path} depends on a mapped argument, but its out_axes is None; "
             "use out_axes=0 to get one value per example"
         )
-    first = column[0]
-    try:
+    state = trace_state.get()
+    if state is not None and any(isinstance(x, _Arith) for x in column):
+        values = [getattr(x, RAW_VALUE) if isinstance(x, _Arith) else x for x in column]
+    else:
         values = [x.value if isinstance(x, _Arith) else x for x in column]  # type: ignore[attr-defined]  # every _Arith has a value
-    except TypeError:
-        # jit's trace refuses `.value` reads (and so any branch on a mapped
-        # value): the outputs then depend on broadcast arguments only, as checked.
-        return first
     for i, v in enumerate(values):
         if not _same_value(v, values[0]):
             raise ValueError(
                 f"vmap: {path} is {v!r} in example {i} but {values[0]!r} in example 0; "
                 "out_axes=None needs the same value in every example (use out_axes=0)"
             )
-    return first
+    if state is not None:
+        _guard_same(column, values[0], state)
+    return column[0]
+
+
+def _guard_same(column: list[object], value: object, state: TraceState) -> None:
+    """In a `jit` trace: the compiled code checks that every example still gives one value.
+
+    The eager call compares the values (`_unbatched`); a trace saw them once,
+    so each comparison becomes a guard (`TraceState.guards`): a later call
+    whose examples differ fails it, and `jit` traces again, which raises
+    `_unbatched`'s error for that call. Bit for bit: nans alike, and a zero's
+    sign compared through its reciprocal (``1/-0.0`` is ``-inf``).
+    """
+    nodes = [x if isinstance(x, _Arith) else Const(x) for x in column]  # type: ignore[arg-type]  # a number
+    first = nodes[0]
+    for x in nodes:
+        if value != value:
+            state.guards.append(("ne", x, x, True))  # type: ignore[arg-type]  # every _Arith is a Node
+        elif x is not first:
+            state.guards.append(("eq", x, first, True))  # type: ignore[arg-type]  # every _Arith is a Node
+            if value == 0.0:
+                state.guards.append(("eq", 1.0 / x, 1.0 / first, True))
 
 
 # ---- small helpers -----------------------------------------------------------------
@@ -403,6 +589,12 @@ def is_float_array(x: object) -> bool:
         and getattr(x, "ndim", None) == 1
         and str(getattr(x, "dtype", "")) == "float64"
     )
+
+
+def _is_ndarray(x: object) -> bool:
+    """A NumPy array of any dtype and shape (NumPy is never imported here)."""
+    t = type(x)
+    return t.__name__ == "ndarray" and t.__module__ == "numpy"
 
 
 def _is_number(x: object) -> bool:
@@ -442,9 +634,23 @@ def _leaf_paths(tree: TreeDef, root: str) -> list[str]:
     return out
 
 
-def _same_node(a: TreeDef, b: TreeDef) -> bool:
-    """Same container at the top: kind, class, keys and number of children."""
+def _same_node(a: TreeDef, b: TreeDef, by_key: bool = False) -> bool:
+    """Same container at the top: kind, class, keys and number of children.
+
+    With ``by_key``, dict keys may come in another order (an axes prefix is
+    matched by key, as in JAX).
+    """
+    if by_key and a.kind is Kind.DICT and b.kind is Kind.DICT:
+        return (a.meta, len(a.keys)) == (b.meta, len(b.keys)) and set(a.keys) == set(b.keys)
     return (a.kind, a.meta, a.keys, len(a.children)) == (b.kind, b.meta, b.keys, len(b.children))
+
+
+def _children_of(axes: TreeDef, tree: TreeDef) -> tuple[TreeDef, ...]:
+    """The children of an axes prefix in the order of ``tree``'s (dicts: by key)."""
+    if axes.kind is Kind.DICT and axes.keys != tree.keys:
+        by_key = dict(zip(axes.keys, axes.children, strict=True))
+        return tuple(by_key[k] for k in tree.keys)
+    return axes.children
 
 
 def _first_difference(a: TreeDef, b: TreeDef) -> tuple[str, TreeDef, TreeDef]:

@@ -23,7 +23,7 @@ from attrs import AttrsInstance
 
 from autograd.core.batching import hook
 from autograd.core.nodes import Scalar
-from autograd.pytree import TreeDef, flatten_any, unflatten
+from autograd.pytree import TreeDef, unflatten
 from autograd.transforms.arguments import positional_names
 from autograd.transforms.batch import (
     LEAF_AXES,
@@ -397,8 +397,8 @@ def stack(examples: Sequence[object]) -> object:
         raise ValueError(
             "stack() needs at least one example: the batch's structure comes from them"
         )
-    columns = columns_of(examples, "examples[{i}]", "stack(): ")
-    return unflatten(flatten_any(examples[0])[1], columns)
+    columns, tree = columns_of(examples, "examples[{i}]", "stack(): ")
+    return unflatten(tree, columns)
 
 
 @overload
@@ -427,6 +427,6 @@ def unstack(batch: object) -> Sequence[object]:
     >>> ag.unstack({"x": [1.0, 2.0], "y": [4.0, 5.0]})
     [{'x': 1.0, 'y': 4.0}, {'x': 2.0, 'y': 5.0}]
     """
-    arg = Arg(batch, LEAF_AXES, "batch", "", "unstack(): ")
+    arg = Arg(batch, LEAF_AXES, "batch", "", "unstack(): ", convert=False)
     size = batch_size(arg.columns, "unstack(): ", allow_empty=True)
     return [arg.example(i) for i in range(size)]
