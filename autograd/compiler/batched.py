@@ -98,7 +98,7 @@ class BatchTrace:
         results: list[object] = []
         for x in leaves:
             if isinstance(x, _Arith) and self._varies_in(x):
-                results.append(BatchedList(x, batch.size))  # type: ignore[arg-type]  # every _Arith is a Node
+                results.append(BatchedList(x, batch.size))
             else:  # the same number in every example, as the loop gives it
                 results.append([x] * batch.size)
         return unflatten(tree, results)
@@ -149,7 +149,7 @@ class BatchTrace:
         if not isinstance(x, _Arith):
             return False
         memo = self._varies
-        stack: list[Node] = [x]  # type: ignore[list-item]  # every _Arith is a Node
+        stack: list[Node] = [x]
         while stack:
             node = stack[-1]
             if node in memo:
@@ -166,4 +166,4 @@ class BatchTrace:
                 continue
             memo[node] = any(memo[p] for p in ins)
             stack.pop()
-        return memo[x]  # type: ignore[index]  # a Node
+        return memo[x]

@@ -746,7 +746,7 @@ def _checked_call(
             new_args[i] = unflatten(tree, variables)
     result = _call_guarded(fn, inputs, new_args, kwargs)
     leaves, tree = _result_leaves(result, "output", fn)
-    return unflatten(tree, [x.value if isinstance(x, _Arith) else x for x in leaves])  # type: ignore[attr-defined]  # every _Arith has a value
+    return unflatten(tree, [x.value if isinstance(x, _Arith) else x for x in leaves])
 
 
 def _result_leaves(
@@ -766,7 +766,7 @@ def _compile_plain(
     program: Program, result: object, fn: Callable[..., object], columns: set[Node]
 ) -> _Entry:
     leaves, tree = _result_leaves(result, "output", fn)
-    nodes: list[Node] = [x for x in leaves if isinstance(x, _Arith)]  # type: ignore[misc]  # every _Arith is a Node
+    nodes: list[Node] = [x for x in leaves if isinstance(x, _Arith)]
     program.forward(nodes)
     sizes = _outputs(program, nodes, columns)
     linked = program.link([program.names[x] for x in nodes])
@@ -791,7 +791,7 @@ def _compile_grad(
 ) -> _Entry:
     out, aux = scalar_output(vg, result)
     aux_leaves, aux_tree = _result_leaves(aux, "aux", vg.fn)
-    aux_nodes: list[Node] = [x for x in aux_leaves if isinstance(x, _Arith)]  # type: ignore[misc]
+    aux_nodes: list[Node] = [x for x in aux_leaves if isinstance(x, _Arith)]
     aux_fixed = [_OUT if isinstance(x, _Arith) else x for x in aux_leaves]
     root = out if isinstance(out, _Arith) else None
     roots = [root] if root is not None else []

@@ -396,10 +396,10 @@ class Batch:
             # In a `jit` trace, a variable that stands for a plain number of the eager
             # call is no node there: only the others (differentiated) count.
             self.mapped = {
-                v  # type: ignore[misc]  # every _Arith is a Node
+                v
                 for c in self.columns
                 for v in c.values
-                if isinstance(v, _Arith) and not plain_in_eager(v)  # type: ignore[arg-type]  # a Node
+                if isinstance(v, _Arith) and not plain_in_eager(v)
             }
         mapped = self.mapped
         seen: set[Node] = set()
@@ -536,7 +536,7 @@ def _unbatched(column: list[object], path: str, batch: Batch) -> object:
     Raises:
         ValueError: if it depends on a mapped argument or differs between examples.
     """
-    if any(isinstance(x, _Arith) and batch.depends(x) for x in column):  # type: ignore[arg-type]  # every _Arith is a Node
+    if any(isinstance(x, _Arith) and batch.depends(x) for x in column):
         raise ValueError(
             f"vmap: {path} depends on a mapped argument, but its out_axes is None; "
             "use out_axes=0 to get one value per example"
@@ -545,7 +545,7 @@ def _unbatched(column: list[object], path: str, batch: Batch) -> object:
     if state is not None and any(isinstance(x, _Arith) for x in column):
         values = [getattr(x, RAW_VALUE) if isinstance(x, _Arith) else x for x in column]
     else:
-        values = [x.value if isinstance(x, _Arith) else x for x in column]  # type: ignore[attr-defined]  # every _Arith has a value
+        values = [x.value if isinstance(x, _Arith) else x for x in column]
     for i, v in enumerate(values):
         if not _same_value(v, values[0]):
             raise ValueError(
@@ -570,9 +570,9 @@ def _guard_same(column: list[object], value: object, state: TraceState) -> None:
     first = nodes[0]
     for x in nodes:
         if value != value:
-            state.guards.append(("ne", x, x, True))  # type: ignore[arg-type]  # every _Arith is a Node
+            state.guards.append(("ne", x, x, True))
         elif x is not first:
-            state.guards.append(("eq", x, first, True))  # type: ignore[arg-type]  # every _Arith is a Node
+            state.guards.append(("eq", x, first, True))
             if value == 0.0:
                 state.guards.append(("eq", 1.0 / x, 1.0 / first, True))
 
