@@ -266,12 +266,17 @@ def test_numpy_numbers_map_as_the_floats_they_equal(xs: object) -> None:
     same(jitted(xs), expected)
 
 
-def test_an_int64_array_maps_as_ints_do() -> None:
+def test_an_int64_array_maps_its_exact_ints_and_refuses_the_others() -> None:
     eager, jitted = both(lambda x: x + 0.0)
-    xs = np.array([2**53 + 1, -3, 2**62], dtype=np.int64)
-    expected = np.array([float(2**53 + 1), -3.0, float(2**62)])
+    xs = np.array([2**53, -3, 2**62], dtype=np.int64)
+    expected = np.array([float(2**53), -3.0, float(2**62)])
     same(eager(xs), expected)
     same(jitted(xs), expected)
+    # a NumPy integer becomes a float only exactly (to_float), unlike a Python int
+    inexact = np.array([2**53 + 1, 1], dtype=np.int64)
+    for run in (eager, jitted):
+        with pytest.raises(ValueError, match=r"x\[0\] is a int64 .*cannot hold it exactly"):
+            run(inexact)
 
 
 @pytest.mark.parametrize(
@@ -404,7 +409,7 @@ COLUMNS: dict[str, Column] = {
     "float64": lambda fs, _: np.array(fs),
     "big-endian": lambda fs, _: np.array(fs, dtype=">f8"),
     "float32": lambda fs, _: f32(fs),
-    "int64": lambda _, ns: np.array([n for n in ns if abs(n) < 2**62] or [1], dtype=np.int64),
+    "int64": lambda _, ns: np.array([n for n in ns if abs(n) <= 2**53] or [1], dtype=np.int64),
     "numpy-scalars": scalars,
 }
 SHARED: dict[str, Callable[[list[float]], object]] = {
