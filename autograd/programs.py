@@ -38,8 +38,8 @@ from autograd.expr import (
     postorder,
     to_source,
 )
-from autograd.transforms.grad import value_and_grad
-from autograd.transforms.jacobian import hessian as hessian_of
+from autograd.transforms.grad import grad, value_and_grad
+from autograd.transforms.jacobian import jacobian
 
 FORMAT: Final = "typed-autograd/grad@2"
 """The ``format`` this module writes: ``@2`` added two-input ops, ``where`` and ``"hessian"``."""
@@ -133,7 +133,9 @@ def _hessian(expr: Expr, env: Mapping[str, float]) -> Hessian:
     def fn(xs: Sequence[Node]) -> float | Node:
         return evaluate(expr, dict(zip(keys, xs, strict=True)))
 
-    rows = hessian_of(fn)([env[k] for k in keys])
+    # reverse over reverse, as PyTorch's double backward: forward over reverse (`hessian`)
+    # meets inf * 0 where a tangent overflows first (arctan'' at 1.8e308 is nan there)
+    rows = jacobian(grad(fn))([env[k] for k in keys])
     return tuple(tuple(float(v) for v in row) for row in rows)
 
 

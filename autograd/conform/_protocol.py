@@ -12,9 +12,8 @@ from typing import Protocol
 
 import attrs
 
-from autograd.core.nodes import Node, Scalar
-from autograd.expr import Expr, evaluate
-from autograd.transforms.jacobian import hessian as _hessian
+from autograd.expr import Expr
+from autograd.programs import reference
 
 
 class Adapter(Protocol):
@@ -48,16 +47,15 @@ class HessianAdapter(Protocol):
 def reference_hessian(expr: Expr, inputs: Mapping[str, float]) -> dict[str, dict[str, float]]:
     """This engine's second partial derivatives of ``expr`` at ``inputs`` (``grad`` of ``grad``).
 
+    The reference's own (`autograd.programs.reference`), keyed by name.
+
     >>> from autograd.expr import parse
     >>> reference_hessian(parse("x * x * y"), {"x": 3.0, "y": 2.0})
     {'x': {'x': 4.0, 'y': 6.0}, 'y': {'x': 6.0, 'y': 0.0}}
     """
     env = {name: float(v) for name, v in inputs.items()}
-
-    def fn(variables: Mapping[str, Node]) -> Scalar:
-        return evaluate(expr, variables)
-
-    return _hessian(fn)(env)
+    rows = reference(expr, env, hessian=True).hessian or ()
+    return {a: dict(zip(env, row, strict=True)) for a, row in zip(env, rows, strict=True)}
 
 
 @attrs.frozen
