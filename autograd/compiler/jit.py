@@ -23,10 +23,11 @@ import warnings
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Sequence
+from contextvars import ContextVar
 from itertools import repeat
-from typing import ParamSpec, TypeVar, cast
+from typing import ParamSpec, Protocol, TypeVar, cast
 
-from autograd.compiler import collector
+from autograd.compiler import collector, equations
 from autograd.compiler.arrays import HAVE_NUMPY, as_batch, column, dialect, packs, quiet
 from autograd.compiler.batched import BatchTrace
 from autograd.compiler.codegen import (
@@ -70,9 +71,11 @@ from autograd.transforms.arguments import Arguments, result_leaves
 from autograd.transforms.batch import LEAF_AXES, Batch, arrays_at
 from autograd.transforms.grad import scalar_output, transform_of
 from autograd.transforms.vmap import Mapped, vmap_of
+from autograd.walks import toposort_many
 
 P = ParamSpec("P")
 T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 
 BUDGET = 400_000
 """Statements above which a graph is not compiled: calls then run eagerly
@@ -93,7 +96,7 @@ def jit(
     fn: Callable[P, T],
     static_argnums: int | Sequence[int] = (),
     static_argnames: str | Iterable[str] = (),
-) -> Callable[P, T]:
+) -> Jitted[P, T]:
     """``fn`` compiled: traced once per argument structure, then compiled code.
 
     The first call with a new structure (container types, lengths, dict keys
@@ -120,7 +123,9 @@ def jit(
             arguments are always static: a name adds the position it stands at.
 
     Returns:
-        A function with ``fn``'s signature.
+        A function with ``fn``'s signature; its ``lower(*args)`` traces and
+        compiles for those arguments and returns a `Lowered`, which shows the
+        program of equations (`Lowered.as_text`) and the generated Python.
 
     Warns:
         RuntimeWarning: once per trace whose graph is too big to compile even
@@ -233,8 +238,112 @@ def jit(
             return cast(T, arrays_at(entry.finish(out, _same), as_arrays))
         return entry.finish(out, _same)  # type: ignore[return-value]  # the trace's result type (no cast(): a call less)
 
+    def lower(*args: P.args, **kwargs: P.kwargs) -> Lowered:
+        static = spec.resolve(len(args))
+        token = _recording.set(record := _Record())
+        try:
+            entry = _trace(fn, vg, args, static, kwargs)
+        finally:
+            _recording.reset(token)
+        return Lowered(name_of(fn), record.program, record.sources, entry.program is not None)
+
+    jitted.lower = lower  # type: ignore[attr-defined]  # the function is the `Jitted`: a call stays a plain call
     _caches[jitted] = cache
-    return jitted
+    return cast(Jitted[P, T], jitted)
+
+
+class Lowered:
+    """What `jit` compiles for one call's arguments: equations, then Python source.
+
+    >>> import autograd as ag
+    >>> lowered = ag.jit(ag.grad(lambda x: ag.tanh(x * x))).lower(0.5)
+    >>> print(lowered.as_text())
+    { lambda a0:var. let
+        v1:var = mul a0 a0
+        v2:var = tanh v1
+      backward (the cotangent of the output starts at 1.0)
+        g0 = vjp[tanh, 0] 1.0 - v2 * v2
+        g1 = vjp[mul, 0] g0 * a0
+        g2 = vjp[mul, 1] g0 * a0
+        g3 = add_any g1 g2
+      gradients g3
+      in (v2) }
+    """
+
+    def __init__(
+        self, name: str, program: equations.Program | None, sources: Sequence[str], compiled: bool
+    ) -> None:
+        self.name = name
+        self.program = program
+        """The traced program of equations (None if the graph could not be made one)."""
+        self.compiled = compiled
+        """False when calls with these arguments run eagerly (a graph over budget, say)."""
+        self.source = "\n\n".join(sources)
+        """The generated Python: its functions (chunks and loops), as compiled."""
+
+    def as_text(self) -> str:
+        """The equations, one a line: inputs, forward, guards, backward, outputs."""
+        if self.program is None:
+            return f"# jit({self.name}): runs eagerly, no program of equations"
+        return self.program.as_text()
+
+
+class Jitted(Protocol[P, T_co]):
+    """What `jit` returns: ``fn``'s signature, and `lower` for a look at what is compiled."""
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> T_co: ...
+
+    def lower(self, *args: P.args, **kwargs: P.kwargs) -> Lowered:
+        """Trace and compile for these arguments (cached as a call is), without running."""
+        ...
+
+
+class _Record:
+    """What a `Jitted.lower` trace compiled: its equations and generated source."""
+
+    def __init__(self) -> None:
+        self.program: equations.Program | None = None
+        self.sources: list[str] = []
+
+
+_recording: ContextVar[_Record | None] = ContextVar("autograd_jit_lowering", default=None)
+"""Inside `Jitted.lower`: where the trace's compile records what it made."""
+
+
+def _record(
+    program: Program,
+    outputs: Sequence[Node],
+    root: Node | None,
+    wrt: Sequence[Node],
+    state: TraceState,
+) -> None:
+    """Under `Jitted.lower`, record ``program``'s equations (its trace's) and sources."""
+    record = _recording.get()
+    if record is None:
+        return
+    record.sources = list(program.sources)
+    inputs = program.input_nodes
+    roots = [root] if root is not None else []
+    compared = [x for _, a, b, _ in state.guards for x in (a, b)]
+    sizes = {x: program.sizes[b - 1] for x, b in program.batch_of.items()}
+    vars_, eqns, names = equations.forward(
+        inputs, list(program.plain_inputs), [*roots, *outputs, *compared], sizes
+    )
+    guards = [
+        equations.Guard(op, equations.atom(x, names), equations.atom(y, names), outcome)
+        for op, x, y, outcome in state.guards
+    ]
+    backward: list[equations.Eqn] = []
+    gradients: list[equations.Atom] = []
+    if root is not None:
+        graph = toposort_many([root], stop=wrt)
+        backward, gradients = equations.backward(graph, names, eqns, root, wrt)
+    elif wrt:
+        gradients = [equations.Lit(0.0)] * len(wrt)
+    outs = [equations.atom(x, names) for x in [*roots, *outputs]]
+    record.program = equations.Program(
+        tuple(vars_), tuple(eqns), tuple(outs), tuple(guards), tuple(backward), tuple(gradients)
+    )
 
 
 def _check_function(fn: object) -> None:
@@ -564,8 +673,8 @@ def _compile(
 ) -> _Entry:
     program.guards(state.guards)
     if vg is None:
-        return _compile_plain(program, result, fn, columns)
-    return _compile_grad(program, vg, nums, result, wrt, trees, columns)
+        return _compile_plain(program, result, fn, columns, state)
+    return _compile_grad(program, vg, nums, result, wrt, trees, columns, state)
 
 
 def _array_spans(
@@ -763,13 +872,18 @@ _OUT = object()
 
 
 def _compile_plain(
-    program: Program, result: object, fn: Callable[..., object], columns: set[Node]
+    program: Program,
+    result: object,
+    fn: Callable[..., object],
+    columns: set[Node],
+    state: TraceState,
 ) -> _Entry:
     leaves, tree = _result_leaves(result, "output", fn)
     nodes: list[Node] = [x for x in leaves if isinstance(x, _Arith)]
     program.forward(nodes)
     sizes = _outputs(program, nodes, columns)
     linked = program.link([program.names[x] for x in nodes])
+    _record(program, nodes, None, (), state)
     run = _as_lists(linked, sizes)
     fixed = [_OUT if isinstance(x, _Arith) else x for x in leaves]  # keeps no node of the trace
 
@@ -788,6 +902,7 @@ def _compile_grad(
     wrt: list[Node],
     trees: dict[int, TreeDef],
     columns: set[Node],
+    state: TraceState,
 ) -> _Entry:
     out, aux = scalar_output(vg, result)
     aux_leaves, aux_tree = _result_leaves(aux, "aux", vg.fn)
@@ -802,6 +917,7 @@ def _compile_grad(
     value = [program.names[root]] if root is not None else []
     names = [*value, *grads, *(program.names[x] for x in aux_nodes)]
     linked = program.link(names)
+    _record(program, aux_nodes, root, wrt, state)
     run = _as_lists(linked, sizes)
     source = program.lone if run is linked else None
     computed = root is not None  # the closure below must not keep the trace's root alive

@@ -1,0 +1,358 @@
+"""The program of equations: a traced graph as data, the role JAX's jaxpr plays.
+
+A traced function becomes a `Program`: its inputs (variables, each a plain
+number of the eager call or a variable that is differentiated), its
+equations in the order the eager call computes them (an op, its input
+atoms, its output variable, its static parameters), its outputs and the
+guards the trace recorded. Each equation's structural key (the op, its
+static parameters, and its inputs by role: a constant's bits, or which of
+the equation's distinct variables it reads) is computed once, when the
+equation is made: two equations with equal keys compute the same code up to
+the names of their variables. Under ``grad``, the backward equations are the
+op's rule applied to each forward equation in the eager sweep's order
+(`backward`), each contribution added into its input's cotangent.
+
+`jit(f).lower(*args).as_text()` prints a program; runs of repeated equations
+(`compiler.periods`, the loop finder the compiler runs on these keys) print
+as loop blocks.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple, cast
+
+import attrs
+
+from autograd.compiler import periods
+from autograd.core.batching import is_batch_sum
+from autograd.core.nodes import (
+    COMPARE_SYMBOLS,
+    OPS,
+    PLAIN,
+    Const,
+    Leaf,
+    Node,
+    Op,
+    kind_in_order,
+)
+from autograd.core.sym import Sym, literal, sym
+from autograd.walks import toposort_many
+
+
+class Var(NamedTuple):
+    """A variable: an input (``a0``, ...) or an equation's result (``v3``); ``g`` a cotangent."""
+
+    name: str
+    plain: bool
+    """A plain number in the eager call (Python's float arithmetic), not a traced variable."""
+    batch: int = 0
+    """Under ``jit`` of ``vmap``: how many examples it holds one value for (0: one number)."""
+
+
+class Lit(NamedTuple):
+    """A constant, by its value (signed zeros and NaN kept)."""
+
+    value: float
+
+
+Atom = Var | Lit
+
+
+class Eqn(NamedTuple):
+    """One equation: ``outs = prim[params](ins)``, and its structural key."""
+
+    prim: str
+    ins: tuple[Atom, ...]
+    outs: tuple[Var, ...]
+    params: tuple[tuple[str, object], ...]
+    key: tuple[object, ...]
+    """Equal for equations that compute the same code up to their variables' names."""
+
+
+class Guard(NamedTuple):
+    """A choice the trace made on plain numbers: the compiled code checks it still holds."""
+
+    op: str
+    x: Atom
+    y: Atom
+    outcome: bool
+
+
+@attrs.frozen
+class Program:
+    """A traced function's equations: inputs, equations, outputs, guards, backward part."""
+
+    inputs: tuple[Var, ...]
+    eqns: tuple[Eqn, ...]
+    outputs: tuple[Atom, ...]
+    guards: tuple[Guard, ...] = ()
+    backward: tuple[Eqn, ...] = ()
+    """Under ``grad``: the cotangent equations, in the eager sweep's order."""
+    gradients: tuple[Atom, ...] = ()
+    """Under ``grad``: each differentiated input's cotangent (``0.0`` if it has none)."""
+
+    def as_text(self) -> str:
+        """The program printed, one equation a line, repeated runs as loop blocks."""
+        return _text(self)
+
+
+def atom(x: Node, names: dict[Node, Var]) -> Atom:
+    """A node of the trace as an equation reads it: a constant's value, else its variable."""
+    if type(x) is Const:
+        return Lit(x.value)
+    return names[x]
+
+
+def _key(
+    prim: str, plain: bool, ins: tuple[Atom, ...], params: tuple[object, ...]
+) -> tuple[object, ...]:
+    """An equation's structure: its inputs by role, never by name."""
+    seen: list[str] = []
+    roles: list[object] = []
+    for a in ins:
+        if type(a) is Lit:
+            roles.append(struct.pack("<d", a.value))
+            continue
+        v = cast(Var, a)
+        if v.name not in seen:
+            seen.append(v.name)
+        roles.append((seen.index(v.name), v.plain))
+    return (prim, plain, tuple(roles), params)
+
+
+def _params(node: Op) -> tuple[tuple[str, object], ...]:
+    return tuple([(f, getattr(node, f)) for f in node.static_fields])
+
+
+def _bits(params: tuple[tuple[str, object], ...]) -> tuple[object, ...]:
+    return tuple([struct.pack("<d", v) if type(v) is float else v for _, v in params])
+
+
+def forward(
+    inputs: Sequence[Node],
+    plain: Sequence[Node],
+    outputs: Sequence[Node],
+    batches: Mapping[Node, int] | None = None,
+) -> tuple[list[Var], list[Eqn], dict[Node, Var]]:
+    """The equations computing ``outputs`` from ``inputs``, inputs before users.
+
+    ``plain``: the inputs that are plain numbers in the eager call;
+    ``batches``: under ``jit`` of ``vmap``, the examples each node that varies holds.
+
+    Raises:
+        ValueError: if the graph reaches a variable that is not an input.
+    """
+    plain_set = frozenset(plain)
+    names: dict[Node, Var] = {}
+    kinds: dict[Node, int] = {}
+    for i, x in enumerate(inputs):
+        names[x] = Var(f"a{i}", x in plain_set, batches.get(x, 0) if batches else 0)
+        kind_in_order(x, (), plain_set, kinds)
+    eqns: list[Eqn] = []
+    for node, ins in toposort_many(list(outputs), stop=names.keys()):
+        if node in names or type(node) is Const:
+            continue
+        if type(node) is Leaf:
+            raise ValueError(f"the graph reaches a variable that is not an input: {node!r}")
+        op = cast(Op, node)
+        if is_batch_sum(node):  # a vmap's batch summed: one number again
+            ins = ins[:1]
+        is_plain = kind_in_order(node, ins, plain_set, kinds) == PLAIN and bool(ins)
+        batch = batches.get(node, 0) if batches else 0
+        out = names[node] = Var(f"v{len(names)}", is_plain, batch)
+        atoms = tuple([atom(x, names) for x in ins])
+        prim = "batch_sum" if len(ins) < len(op.inputs) else op.name
+        params = _params(op)
+        key = _key(prim, is_plain, atoms, _bits(params))
+        eqns.append(Eqn(prim, atoms, (out,), params, key))
+    return [names[x] for x in inputs], eqns, names
+
+
+def backward(
+    graph: list[tuple[Node, tuple[Node, ...]]],
+    names: dict[Node, Var],
+    forward_eqns: Sequence[Eqn],
+    root: Node,
+    wrt: Sequence[Node],
+) -> tuple[list[Eqn], list[Atom]]:
+    """The cotangent equations of ``wrt`` from ``root``, in the eager sweep's order.
+
+    Each op's rule runs on `Sym` stand-ins named as the variables, so each
+    contribution's equation records which variables the rule reads.
+    """
+    wanted = set(wrt)
+    needs: set[Node] = set()
+    for node, ins in graph:
+        if node in wanted or not needs.isdisjoint(ins):
+            needs.add(node)
+    if root not in needs:
+        return [], [Lit(0.0)] * len(wrt)
+    eqns: list[Eqn] = []
+    cot: dict[Node, Atom] = {root: Lit(1.0)}
+    made = {e.outs[0]: e.key for e in forward_eqns}
+    fresh = iter(range(1 << 62))
+    for node, ins in reversed(graph):
+        g = cot.get(node)
+        if not ins or node not in needs or g is None:
+            continue
+        for i, (x, c) in enumerate(zip(ins, _rule(cast(Op, node), ins, g, names), strict=True)):
+            if x not in needs or c is None:
+                continue
+            src, uses = c
+            out: Atom
+            if src == _show(g):  # the rule passes ``g`` on (`Add`): the same value, no equation
+                out = g
+            else:
+                atoms = tuple([_use(u, g, names, node, ins) for u in uses])
+                out = Var(f"g{next(fresh)}", False)
+                # the rule's code follows from its forward equation's key and the seed's being 1.0
+                key = _key("vjp", False, atoms, (made[names[node]], i, g == Lit(1.0)))
+                params = (("op", cast(Op, node).name), ("input", i), ("rule", src))
+                eqns.append(Eqn("vjp", atoms, (out,), params, key))
+            prev = cot.get(x)
+            if prev is not None:
+                total = Var(f"g{next(fresh)}", False)
+                adds = (prev, out)
+                eqns.append(Eqn("add_any", adds, (total,), (), _key("add_any", False, adds, ())))
+                out = total
+            cot[x] = out
+    return eqns, [cot.get(x, Lit(0.0)) for x in wrt]
+
+
+def _rule(
+    op: Op, ins: tuple[Node, ...], g: Atom, names: dict[Node, Var]
+) -> list[tuple[str, tuple[str, ...]] | None]:
+    """``op``'s rule on `Sym`s named as its variables: each input's contribution as code.
+
+    An input that is a plain number in the eager call (Pow's exponent) was a
+    `Const` there, so the rule runs on a copy holding a stand-in `Const`
+    (what `codegen` compiles does the same).
+    """
+    syms: dict[Node, Sym] = {}
+    for x in (*ins, op):
+        if type(x) is Const:
+            syms[x] = Sym(literal(x.value), (), x.value)
+        elif x in names:
+            syms[x] = Sym(names[x].name, (names[x].name,))
+    i = op.const_variant
+    if i is not None and ins[i] in names and names[ins[i]].plain:
+        stand_in = Const(math.nan)  # only that it is a constant is read, never its value
+        copy = attrs.evolve(op, **{op.inputs[i]: stand_in})  # type: ignore[misc]  # every Op is attrs; the plugin wants a concrete class
+        syms[stand_in] = syms[ins[i]]
+        syms[cast(Node, copy)] = syms.get(op, Sym("?"))
+        op = copy
+    if isinstance(g, Lit):  # the seed: a product with it is the other factor, as compiled
+        gs = Sym(literal(g.value), (), g.value, g.value == 1.0)
+    else:
+        gs = Sym(g.name, (g.name,))
+    outs = op.vjp(gs, syms.__getitem__)
+    return [None if o is None else (sym(o).src, sym(o).uses) for o in outs]
+
+
+def _use(name: str, g: Atom, names: dict[Node, Var], node: Node, ins: tuple[Node, ...]) -> Atom:
+    if type(g) is Var and g.name == name:
+        return g
+    for x in (*ins, node):
+        v = names.get(x)
+        if v is not None and v.name == name:
+            return v
+    raise AssertionError(f"a rule read {name}, which is not among its equation's variables")
+
+
+def find_loops(eqns: Sequence[Eqn], outside: Sequence[Var]) -> list[periods.Period]:
+    """Runs of repeated equations worth a loop, by their keys (`periods.find`).
+
+    ``outside``: the variables the equations read but do not set (a
+    forward program's inputs; the forward variables a backward one reads),
+    which an iteration may read at a stride, as an RNN reads its data.
+    """
+    if len(eqns) < periods.MIN_NODES:
+        return []
+    ids: dict[tuple[object, ...], int] = {}
+    at: dict[str, int] = {v.name: -1 - i for i, v in enumerate(outside)}
+    forms: list[int] = []
+    operands: list[list[int]] = []
+    for p, e in enumerate(eqns):
+        forms.append(ids.setdefault(e.key, len(ids)))
+        ops: list[int] = []
+        for a in e.ins:
+            if type(a) is Var and at[a.name] not in ops:
+                ops.append(at[a.name])
+        operands.append(ops)
+        at[e.outs[0].name] = p
+    return periods.find(forms, operands)
+
+
+def _text(p: Program) -> str:
+    lines = ["{ lambda " + " ".join(_decl(v) for v in p.inputs) + ". let"]
+    lines += _block(p.eqns, find_loops(p.eqns, p.inputs), "    ")
+    for guard in p.guards:
+        test = f"{_show(guard.x)} {COMPARE_SYMBOLS[guard.op]} {_show(guard.y)}"
+        lines.append(f"    guard {test} is {guard.outcome}")
+    if p.backward or p.gradients:
+        lines.append("  backward (the cotangent of the output starts at 1.0)")
+        outside = [*p.inputs, *(e.outs[0] for e in p.eqns)]
+        lines += _block(p.backward, find_loops(p.backward, outside), "    ")
+        lines.append("  gradients " + " ".join(_show(a) for a in p.gradients))
+    lines.append("  in (" + ", ".join(_show(a) for a in p.outputs) + ") }")
+    return "\n".join(lines)
+
+
+def _block(eqns: Sequence[Eqn], loops: list[periods.Period], indent: str) -> list[str]:
+    lines: list[str] = []
+    p = 0
+    for per in loops:
+        lines += [indent + _line(e) for e in eqns[p : per.start]]
+        body = eqns[per.start : per.start + per.size]
+        lines.append(
+            f"{indent}loop {per.count} times {{  # iteration 0 shown; each reads the one before"
+        )
+        lines += [indent + "  " + _line(e) for e in body]
+        lines.append(indent + "}")
+        p = per.start + per.size * per.count
+    lines += [indent + _line(e) for e in eqns[p:]]
+    return lines
+
+
+def _decl(v: Var) -> str:
+    return f"{v.name}:{'float' if v.plain else 'var'}{f'[{v.batch}]' if v.batch else ''}"
+
+
+def _show(a: Atom) -> str:
+    return a.name if isinstance(a, Var) else repr(a.value)
+
+
+def _line(e: Eqn) -> str:
+    outs = " ".join(_decl(v) if e.prim != "vjp" and e.prim != "add_any" else v.name for v in e.outs)
+    params = dict(e.params)
+    if e.prim == "vjp":
+        return f"{outs} = vjp[{params['op']}, {params['input']}] {params['rule']}"
+    shown = "".join(f"[{k}={v}]" for k, v in params.items())
+    return f"{outs} = {e.prim}{shown} " + " ".join(_show(a) for a in e.ins)
+
+
+def evaluate(program: Program, args: Sequence[float]) -> list[float]:
+    """The program's outputs on ``args``, each equation run as the eager call runs it.
+
+    Each equation builds its op's node (`OPS`) from its inputs' nodes: a
+    plain input is a `Const`, as the eager call lifts a plain number, a
+    variable a `Leaf`. A reference for the compiled code and for exports:
+    a faithful program gives the traced function's values, bit for bit.
+    """
+    nodes: dict[str, Node] = {}
+    for v, a in zip(program.inputs, args, strict=True):
+        nodes[v.name] = Const(a) if v.plain else Leaf(a)
+
+    def node(a: Atom) -> Node:
+        return Const(a.value) if type(a) is Lit else nodes[cast(Var, a).name]
+
+    for e in program.eqns:
+        if e.prim == "batch_sum":
+            raise ValueError("a vmap's batch sum runs only over a batch")
+        cls = OPS[e.prim]
+        fields = dict(zip(cls.inputs, map(node, e.ins), strict=True))
+        nodes[e.outs[0].name] = cls(**fields, **dict(e.params))
+    return [node(a).value for a in program.outputs]
