@@ -308,7 +308,7 @@ def _block(eqns: Sequence[Eqn], loops: list[periods.Period], indent: str) -> lis
         lines += [indent + _line(e) for e in eqns[p : per.start]]
         body = eqns[per.start : per.start + per.size]
         lines.append(
-            f"{indent}loop {per.count} times {{  # iteration 0 shown; each reads the one before"
+            f"{indent}loop {per.count} times {{  # the first iteration; each reads the last"
         )
         lines += [indent + "  " + _line(e) for e in body]
         lines.append(indent + "}")

@@ -15,6 +15,7 @@ of the call before it runs one generated function (`compiler.dispatch`).
 
 from __future__ import annotations
 
+import collections
 import functools
 import inspect
 import operator
@@ -54,7 +55,7 @@ from autograd.compiler.keys import (
 )
 from autograd.compiler.periods import Unrolled
 from autograd.compiler.statics import StaticArgs
-from autograd.core.batching import BatchedList, Example
+from autograd.core.batching import BatchedList, BatchEscape, Example
 from autograd.core.batching import hook as batch_hook
 from autograd.core.context import TraceState, debug_sites, nesting, trace_state
 from autograd.core.convert import to_float
@@ -80,6 +81,10 @@ T_co = TypeVar("T_co", covariant=True)
 BUDGET = 400_000
 """Statements above which a graph is not compiled: calls then run eagerly
 (CPython compiles about 10 us per statement)."""
+
+FALLBACKS: collections.Counter[str] = collections.Counter()
+"""Each deliberate fallback taken, by name (docs/jit.md, "Fallbacks"): a compiler error is
+a bug and raises; these are the cases it is known not to serve, counted so tests see them."""
 
 CACHE_SIZE = 128
 """Traces each jitted function keeps, least recently used dropped first (as
@@ -611,11 +616,10 @@ def _trace(
     token = batch_hook.set(bt)
     try:
         result = _call_guarded(vg.fn if vg is not None else fn, inputs, new_args, kwargs, state)
-    except Exception:
+    except BatchEscape:  # a batched result used one example at a time: the loop serves it
         if bt is None or not bt.used:
             raise
-        # a batched result used one example at a time (BatchEscape), or an error the loop
-        # will raise again with vmap's own message
+        FALLBACKS["batch escaped"] += 1
         return _trace(fn, vg, args, static, kwargs, loop=True)
     finally:
         batch_hook.reset(token)
@@ -638,11 +642,14 @@ def _trace(
                 program = Program(inputs, BUDGET, floats=plain, batch=batch)
                 entry = _compile(program, vg, wrt_nums, result, fn, wrt, trees, columns, state)
             except Unrolled:  # a run the forward pass rolled that the sweep cannot: none rolled
+                FALLBACKS["unrolled"] += 1
                 program = Program(inputs, BUDGET, floats=plain, batch=batch, rolls=False)
                 entry = _compile(program, vg, wrt_nums, result, fn, wrt, trees, columns, state)
     except (ExternalNodeError, GraphTooBigError) as e:  # an outside node, or too big: eager
         if bt is not None and bt.used:  # perhaps an array's elements used outside vmap
+            FALLBACKS["batch too big or external"] += 1
             return _trace(fn, vg, args, static, kwargs, loop=True)
+        FALLBACKS["too big" if isinstance(e, GraphTooBigError) else "external node"] += 1
         if isinstance(e, GraphTooBigError):  # a cliff in speed: said, once per trace
             warnings.warn(
                 f"jit({name_of(fn)}): the traced graph is too big to compile ({e}, after "
@@ -653,6 +660,7 @@ def _trace(
             )
         return _eager(expand=bool(spans))
     except NotBatchable:  # a batch's values reach an output: only the loop gives them
+        FALLBACKS["not batchable"] += 1
         return _trace(fn, vg, args, static, kwargs, loop=True)
     if bt is not None and bt.used and entry.program is not None:
         return _with_columns(entry, bt)

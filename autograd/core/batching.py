@@ -41,7 +41,8 @@ class BatchEscape(TypeError):
     """An example of a batched `vmap` result was used one by one: `jit` loops instead."""
 
 
-def _escape(*_: object) -> NoReturn:
+def escape(*_: object) -> NoReturn:
+    """Raise `BatchEscape`: what every use of an `Example` does."""
     raise BatchEscape(
         "vmap under jit: one example of a batched result was used on its own; "
         "jit traces the function again with vmap looping over the examples"
@@ -52,9 +53,9 @@ class Example:
     """An element of a `BatchedList`: every use of it raises `BatchEscape`."""
 
     __slots__ = ()
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _escape
-    __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __neg__ = __pos__ = _escape
-    __lt__ = __le__ = __gt__ = __ge__ = __float__ = __bool__ = __abs__ = _escape
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = escape
+    __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __neg__ = __pos__ = escape
+    __lt__ = __le__ = __gt__ = __ge__ = __float__ = __bool__ = __abs__ = escape
 
     def __repr__(self) -> str:
         return "<one example of a batched vmap result>"

@@ -19,7 +19,7 @@ import reprlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Protocol, TypeAlias, cast, overload
 
-from autograd.core.batching import BatchedList, batch_sum
+from autograd.core.batching import BatchedList, Example, batch_sum, escape
 from autograd.core.context import debug_sites
 from autograd.core.convert import is_bool, to_float
 from autograd.core.nodes import (
@@ -120,6 +120,8 @@ def _number(v: object, fn: str, what: str) -> float:
     try:
         return to_float(v)
     except (TypeError, ValueError) as e:
+        if isinstance(v, Example):  # an example of a batched vmap result: jit loops instead
+            escape()
         error = ValueError if isinstance(e, ValueError) else TypeError
         raise error(f"{fn}: {what} is a {type(v).__name__} ({_repr.repr(v)}): {e}") from None
 
