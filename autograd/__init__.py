@@ -9,6 +9,8 @@ shaped like ``params``.
 [1.0, -2.0]
 """
 
+from autograd.compiler.jit import Jitted as Jitted
+from autograd.compiler.jit import Lowered as Lowered
 from autograd.compiler.jit import jit as jit
 from autograd.core.functions import Comparison as Comparison
 from autograd.core.functions import Cond as Cond

@@ -36,6 +36,7 @@ from hypothesis import strategies as st
 import autograd as ag
 from autograd import Scalar
 from autograd.compiler import arrays
+from autograd.compiler.options import DEFAULT, Options
 
 UnaryFn: TypeAlias = Callable[[Scalar], Scalar]
 BinaryFn: TypeAlias = Callable[[Scalar, Scalar], Scalar]
@@ -66,6 +67,10 @@ CONSTANTS = (0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 0.5, 3.0, INF, 1e300, 5e-324)
 
 
 # ---- programs ----------------------------------------------------------------------------
+
+
+OPTIONS: Options = DEFAULT
+"""The compiler's options every `jit` of a case compiles with (tests set their own)."""
 
 
 @attrs.frozen
@@ -251,7 +256,7 @@ class Stage:
         """``fn`` under this transform, as a function of the same positional arguments."""
         match self.kind:
             case "jit":
-                return ag.jit(fn)
+                return ag.jit(fn, options=OPTIONS)
             case "grad":
                 return _erased(ag.grad)(_scalar(fn, self.pick), argnums=self.argnums)
             case "hessian":

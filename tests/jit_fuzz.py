@@ -26,14 +26,12 @@ import random
 import struct
 import sys
 from collections.abc import Callable, Sequence
-from typing import cast
+from typing import Any, cast
 
 import attrs
 
 import autograd as ag
-from autograd.compiler import codegen as _codegen
-from autograd.compiler import periods as _periods
-from autograd.compiler import reroll as _reroll
+from autograd.compiler.options import DEFAULT, Options
 from autograd.core.functions import BINARY_FUNCTIONS, FUNCTIONS
 from autograd.core.nodes import Scalar
 
@@ -164,6 +162,9 @@ POINTS = False
 Off by default, so the default cases stay what they were for each seed."""
 
 
+OPTIONS: Options = DEFAULT
+"""The compiler's options every case is jitted with (the flags of `main`)."""
+
 PERIODS = False
 """Loops of 8 to 16 iterations, and `compiler.periods` rolling every run of nodes it
 finds, however small (`--periods`). Off by default, as `POINTS` is."""
@@ -176,7 +177,7 @@ def check(case: Case) -> str | None:
     Python's own float operators do that where IEEE (and so compiled code)
     gives ``inf`` or ``nan``.
     """
-    jitted = ag.jit(case.transformed())
+    jitted = ag.jit(case.transformed(), options=OPTIONS)
     eager = case.transformed()
     for args in (case.args, case.args2):
         try:
@@ -392,26 +393,16 @@ def _leaves(tree: object) -> list[Scalar]:
     return out
 
 
-def every_run() -> None:
-    """Make `reroll` roll every run it can, however short (it waits for big programs)."""
-    _codegen.REROLL_FROM = 0
-    _reroll.MIN_REPS = 2
-    _reroll.MIN_STATEMENTS = 2
-    _reroll.STRIDE = 1
+EVERY_RUN: dict[str, Any] = {"reroll_from": 0, "min_reps": 2, "min_statements": 2, "stride": 1}
+"""`Options` that make `reroll` roll every run it can, however short (it waits for big programs)."""
 
+EVERY_PERIOD: dict[str, Any] = {"loops_from": 0, "min_looped": 1}
+"""`Options` that make `compiler.periods` roll every run of nodes it finds (it waits for big
+graphs)."""
 
-def every_period() -> None:
-    """Make `compiler.periods` roll every run of nodes it finds (it waits for big graphs)."""
-    _periods.MIN_NODES = 0
-    _periods.MIN_LOOPED = 1
-
-
-def long_periods() -> None:
-    """Make `reroll` find every period through its windows (`reroll._Windows`), searched
-    at every position."""
-    _reroll.MAX_PERIOD = 0
-    _reroll.WINDOW = 2
-    _reroll.LONG_SKIP = 1
+LONG_PERIODS: dict[str, Any] = {"max_period": 0, "window": 2, "long_skip": 1}
+"""`Options` that make `reroll` find every period through its windows (`reroll._Windows`),
+searched at every position."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -441,16 +432,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     ns = parser.parse_args(argv)
     global POINTS, PERIODS  # a script's switches, read by make_case
     POINTS, PERIODS = ns.points, ns.periods
+    global OPTIONS  # a script's compiler options, read by check
+    changes: dict[str, Any] = {}
     if ns.periods:
-        every_period()
+        changes.update(EVERY_PERIOD)
     if ns.long:
-        long_periods()
+        changes.update(LONG_PERIODS)
     if ns.chunk is not None:
-        _codegen.CHUNK = ns.chunk
+        changes["chunk"] = ns.chunk
     if ns.reroll:
-        every_run()
+        changes.update(EVERY_RUN)
     if ns.depth:  # try the depth order on every program, and keep it
-        _codegen.DEPTH_ALWAYS = True
+        changes["depth_always"] = True
+    OPTIONS = attrs.evolve(DEFAULT, **changes)
     bad: list[str] = []
     skipped = 0
     for seed in range(ns.seed, ns.seed + ns.count):

@@ -13,8 +13,7 @@ from hypothesis import strategies as st
 from test_reroll import generated_sources
 
 import autograd as ag
-from autograd.compiler import codegen as _codegen
-from autograd.compiler import jit as _jit
+from autograd.compiler.options import Options
 from autograd.core.functions import FUNCTIONS
 from autograd.core.nodes import Leaf, Node, Scalar
 
@@ -203,33 +202,34 @@ def test_cache_key_includes_dict_key_order_and_structure() -> None:
     assert traces == [("a", "b"), ("b", "a")]
 
 
-def test_graph_above_compile_budget_runs_eagerly(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_jit, "BUDGET", 10)
+def test_graph_above_compile_budget_runs_eagerly() -> None:
 
     def chain(x: Scalar) -> Scalar:
         for _ in range(50):
             x = ag.tanh(0.9 * x + 0.1)
         return x
 
-    jitted = ag.jit(ag.value_and_grad(chain))
+    jitted = ag.jit(ag.value_and_grad(chain), options=Options(budget=10))
     with pytest.warns(RuntimeWarning, match=r"jit\(chain\): .* too big .* run eagerly") as seen:
         assert bits(jitted(0.5)) == bits(ag.value_and_grad(chain)(0.5))
     assert len(seen) == 1
     assert bits(jitted(0.7)) == bits(ag.value_and_grad(chain)(0.7))  # said once: no warning
 
 
-def test_graph_compiled_in_many_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_codegen, "CHUNK", 7)
+def test_graph_compiled_in_many_chunks() -> None:
+    seven = Options(chunk=7)
 
     def f(ws: Sequence[Scalar], xs: Sequence[Scalar]) -> Scalar:
         h = [ag.tanh(w * x) for w, x in zip(ws, xs, strict=True)]
         return ag.sum([a * b for a, b in zip(h, reversed(h), strict=True)]) + ag.relu(ws[0])
 
     ws, xs = [0.1 * i - 1.0 for i in range(23)], [math.cos(i) for i in range(23)]
-    assert bits(ag.jit(ag.value_and_grad(f))(ws, xs)) == bits(ag.value_and_grad(f)(ws, xs))
+    jitted = ag.jit(ag.value_and_grad(f), options=seven)
+    assert bits(jitted(ws, xs)) == bits(ag.value_and_grad(f)(ws, xs))
     eager = f([Leaf(w) for w in ws], xs)
     assert isinstance(eager, ag.Add)
-    assert bits(ag.jit(f)(ws, xs)) == bits(eager.value)
+    assert bits(ag.jit(f, options=seven)(ws, xs)) == bits(eager.value)
+    assert ag.jit(f, options=seven).lower(ws, xs).source.count("def chunk") > 10
 
 
 def test_composes_with_grad_outside_and_inside() -> None:

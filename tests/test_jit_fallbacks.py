@@ -6,8 +6,8 @@ import pytest
 
 import autograd as ag
 from autograd.compiler import codegen
-from autograd.compiler import jit as jit_module
 from autograd.compiler.jit import FALLBACKS
+from autograd.compiler.options import Options
 
 
 def test_a_compiler_error_raises_and_runs_the_function_once(
@@ -58,8 +58,7 @@ def test_a_batch_escape_is_a_counted_fallback_with_eager_results() -> None:
     assert FALLBACKS["batch escaped"] == before + 1
 
 
-def test_a_graph_over_budget_is_a_counted_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(jit_module, "BUDGET", 10)
+def test_a_graph_over_budget_is_a_counted_fallback() -> None:
 
     def f(x: float) -> float:
         for _ in range(20):
@@ -68,5 +67,5 @@ def test_a_graph_over_budget_is_a_counted_fallback(monkeypatch: pytest.MonkeyPat
 
     before = FALLBACKS["too big"]
     with pytest.warns(RuntimeWarning, match="too big"):
-        assert ag.jit(f)(0.3) == f(0.3)
+        assert ag.jit(f, options=Options(budget=10))(0.3) == f(0.3)
     assert FALLBACKS["too big"] == before + 1

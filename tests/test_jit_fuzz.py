@@ -16,12 +16,12 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
+import attrs
 import pytest
 
 import autograd as ag
 from autograd.compiler import codegen as _codegen
-from autograd.compiler import periods as _periods
-from autograd.compiler import reroll as _reroll
+from autograd.compiler.options import Options
 from autograd.compiler.stmts import Stmt
 from autograd.core.nodes import NODE, Node, Scalar, Sigmoid
 
@@ -48,7 +48,8 @@ def test_jit_agrees_with_eager_on_random_programs() -> None:
 def test_jit_agrees_with_eager_when_every_program_is_split_into_chunks(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(_codegen, "CHUNK", 3)  # names cross chunks through R; outputs read from R
+    # names cross chunks through R; outputs read from R
+    monkeypatch.setattr(jit_fuzz, "OPTIONS", Options(chunk=3))
     assert list(disagreements(range(2000, 3000))) == []
 
 
@@ -56,17 +57,14 @@ def test_jit_agrees_with_eager_when_every_program_is_split_into_chunks(
 def test_jit_agrees_with_eager_when_every_repeated_run_is_a_loop(
     monkeypatch: pytest.MonkeyPatch, order: str
 ) -> None:
-    monkeypatch.setattr(_codegen, "REROLL_FROM", 0)  # `jit_fuzz.every_run`, undone after
-    monkeypatch.setattr(_reroll, "MIN_REPS", 2)
-    monkeypatch.setattr(_reroll, "MIN_STATEMENTS", 2)
-    monkeypatch.setattr(_reroll, "STRIDE", 1)
+    options = Options(**jit_fuzz.EVERY_RUN)  # `jit_fuzz --reroll`
     if order == "by depth":  # `jit_fuzz --depth`: every program rolled in depth order
-        monkeypatch.setattr(_codegen, "DEPTH_ALWAYS", True)
+        options = attrs.evolve(options, depth_always=True)
     if order == "points, long periods":  # `--points --long`: sums over loops' iterations
         monkeypatch.setattr(jit_fuzz, "POINTS", True)  # (joins `sink` moves), and periods
-        monkeypatch.setattr(_reroll, "MAX_PERIOD", 0)  # found through windows only,
-        monkeypatch.setattr(_reroll, "WINDOW", 2)  # searched at every position
-        monkeypatch.setattr(_reroll, "LONG_SKIP", 1)
+        # found through windows only, searched at every position
+        options = attrs.evolve(options, **jit_fuzz.LONG_PERIODS)
+    monkeypatch.setattr(jit_fuzz, "OPTIONS", options)
     loops = 0
     link = _codegen.Program.link
 
@@ -86,13 +84,10 @@ def test_jit_agrees_with_eager_when_runs_of_nodes_roll_before_their_statements(
     monkeypatch: pytest.MonkeyPatch, statements: str
 ) -> None:
     monkeypatch.setattr(jit_fuzz, "PERIODS", True)  # `jit_fuzz --periods`: longer loops,
-    monkeypatch.setattr(_periods, "MIN_NODES", 0)  # each run of nodes rolled in the graph
-    monkeypatch.setattr(_periods, "MIN_LOOPED", 1)
+    options = Options(**jit_fuzz.EVERY_PERIOD)  # each run of nodes rolled in the graph
     if statements != "as written":  # and what is left rolled by `reroll`, split into chunks
-        monkeypatch.setattr(_codegen, "REROLL_FROM", 0)
-        monkeypatch.setattr(_reroll, "MIN_REPS", 2)
-        monkeypatch.setattr(_reroll, "MIN_STATEMENTS", 2)
-        monkeypatch.setattr(_codegen, "CHUNK", 3)
+        options = attrs.evolve(options, reroll_from=0, min_reps=2, min_statements=2, chunk=3)
+    monkeypatch.setattr(jit_fuzz, "OPTIONS", options)
     sources = generated_sources(monkeypatch)
     assert list(disagreements(range(6000, 6800))) == []
     loops = sum(src.startswith("def bwd_loop") for src in sources)

@@ -15,6 +15,7 @@ import pytest
 import autograd as ag
 from autograd.compiler import equations
 from autograd.compiler.jit import Lowered
+from autograd.compiler.options import Options
 from autograd.core.sym import HELPERS
 from autograd.expr import evaluate
 from autograd.programs import random_program
@@ -83,12 +84,9 @@ def test_lowered_source_runs_to_the_jitted_result() -> None:
     assert chunk([0.7]) == f(0.7)
 
 
-def test_lower_of_a_graph_over_budget_says_it_runs_eagerly(monkeypatch: pytest.MonkeyPatch) -> None:
-    from autograd.compiler import jit as jit_module
-
-    monkeypatch.setattr(jit_module, "BUDGET", 10)
+def test_lower_of_a_graph_over_budget_says_it_runs_eagerly() -> None:
     with pytest.warns(RuntimeWarning, match="too big"):
-        lowered = ag.jit(lambda x: chain(x, 50)).lower(0.3)
+        lowered = ag.jit(lambda x: chain(x, 50), options=Options(budget=10)).lower(0.3)
     assert not lowered.compiled
     assert lowered.as_text().startswith("# jit(<lambda>): runs eagerly")
 

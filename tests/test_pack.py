@@ -23,6 +23,7 @@ import autograd as ag
 from autograd import Scalar
 from autograd.compiler import arrays
 from autograd.compiler import codegen as _codegen
+from autograd.compiler.options import Options
 from autograd.compiler.pack import pack
 from autograd.compiler.stmts import NAME, Stmt
 
@@ -165,7 +166,7 @@ def test_pack_keeps_every_value_and_makes_packs() -> None:
 @given(st.integers(min_value=0, max_value=2**32))
 def test_pack_keeps_every_value_on_any_program(seed: int) -> None:
     """Packs of any size; odd seeds cut groups into packs of a few rows (`most`), as a large
-    batch's `PACK_ELEMENTS` does, so a layer reads rows from several packs."""
+    batch's `Options.pack_elements` does, so a layer reads rows from several packs."""
     stmts, varying, outputs, inputs = random_program(seed)
     most = seed % 4 + 2 if seed % 2 else 1 << 30
     new, extra = pack(stmts, varying, outputs, arrays._index, most)
@@ -215,8 +216,9 @@ def test_a_vmapped_mlp_step_packs_and_keeps_the_unpacked_bits(
     monkeypatch.setattr(_codegen.Program, "link", spy)
     with arrays.exact():
         packed = ag.jit(ag.value_and_grad(mlp_step))(params, xs, ys)
-        monkeypatch.setattr(arrays, "PACK_ELEMENTS", 0)
-        unpacked = ag.jit(ag.value_and_grad(mlp_step))(params, xs, ys)
+        unpacked = ag.jit(ag.value_and_grad(mlp_step), options=Options(pack_elements=0))(
+            params, xs, ys
+        )
     assert compose_bits(packed) == compose_bits(unpacked)
     eager = ag.value_and_grad(mlp_step)(params, xs, ys)
     assert packed[0] == pytest.approx(eager[0], rel=1e-13)
@@ -277,10 +279,5 @@ def test_random_mlps_packed_give_the_unpacked_bits(
 
     with arrays.exact():
         packed = ag.jit(ag.value_and_grad(step))(params, xs, ys)
-        before = arrays.PACK_ELEMENTS
-        arrays.PACK_ELEMENTS = 0
-        try:
-            unpacked = ag.jit(ag.value_and_grad(step))(params, xs, ys)
-        finally:
-            arrays.PACK_ELEMENTS = before
+        unpacked = ag.jit(ag.value_and_grad(step), options=Options(pack_elements=0))(params, xs, ys)
     assert compose_bits(packed) == compose_bits(unpacked)

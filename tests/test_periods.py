@@ -13,27 +13,30 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import autograd as ag
-from autograd.compiler import codegen, periods, reroll
+from autograd.compiler import codegen, periods
+from autograd.compiler.options import DEFAULT, Options
 from autograd.core.nodes import Scalar
 
 sys.path.insert(0, str(Path(__file__).parent))
 from jit_fuzz import bits  # the fuzzer is a script beside the tests
+from jitting import jit, use
 from test_reroll import generated_sources
 
 STEPS = 40
-DEFAULTS = {"MIN_NODES": periods.MIN_NODES, "MIN_LOOPED": periods.MIN_LOOPED}
+SMALL_RUNS = Options(loops_from=0, min_looped=1)
+"""Every run of nodes rolled, however short (by default only long ones are)."""
 
 
 @pytest.fixture
 def sources(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every runs' loop and chunk the programs linked from now on generate; small runs roll."""
-    monkeypatch.setattr(periods, "MIN_NODES", 0)
-    monkeypatch.setattr(periods, "MIN_LOOPED", 1)
+    use(monkeypatch, SMALL_RUNS)
     return generated_sources(monkeypatch)
 
 
@@ -99,7 +102,7 @@ def test_a_run_rolls_forward_and_backward_with_eager_bits(
     sources: list[str], fn: Callable[..., Scalar], arg: object, argnums: int
 ) -> None:
     want = ag.value_and_grad(fn, argnums=argnums)(arg, STEPS)
-    got = ag.jit(ag.value_and_grad(fn, argnums=argnums), static_argnums=1)(arg, STEPS)
+    got = jit(ag.value_and_grad(fn, argnums=argnums), static_argnums=1)(arg, STEPS)
     assert bits(got) == bits(want)
     assert any(s.startswith("def fwd_loop") for s in sources)
     assert any(s.startswith("def bwd_loop") for s in sources)
@@ -121,7 +124,7 @@ def test_a_run_reading_a_sequence_streams_its_inputs(
     sources: list[str], where: tuple[int | None, ...]
 ) -> None:
     vg = ag.value_and_grad(rnn_over)
-    got = ag.jit(vg, static_argnums=2)([0.8, 0.3], SEQUENCE, where)
+    got = jit(vg, static_argnums=2)([0.8, 0.3], SEQUENCE, where)
     assert bits(got) == bits(vg([0.8, 0.3], SEQUENCE, where))
     (loop,) = [s for s in sources if s.startswith("def fwd_loop")]
     assert " in _p" in loop  # for each input of the stream: a slice of them
@@ -139,7 +142,7 @@ def returned_line_of_rolled_rnn(sources: list[str], where: tuple[int | None, ...
     """The RNN over a differentiated sequence, jitted: checks bits and that it rolled;
     returns the program's return line."""
     vg = ag.value_and_grad(rnn_over, argnums=(0, 1))
-    got = ag.jit(vg, static_argnums=2)([0.8, 0.3], SEQUENCE, where)
+    got = jit(vg, static_argnums=2)([0.8, 0.3], SEQUENCE, where)
     assert bits(got) == bits(vg([0.8, 0.3], SEQUENCE, where))
     assert rolled(sources)
     (chunk,) = [s for s in sources if s.startswith("def chunk")]
@@ -172,7 +175,7 @@ def flat_layers(p: Sequence[Scalar], x: Scalar) -> Scalar:
 def test_gradients_of_interleaved_streams_are_returned_interleaved(sources: list[str]) -> None:
     vg = ag.value_and_grad(flat_layers)
     p = [v for pair in zip(WEIGHTS, SEQUENCE, strict=True) for v in pair]
-    jitted = ag.jit(vg)
+    jitted = jit(vg)
     for _ in range(2):  # the second call runs the program inside its arguments' check
         assert bits(jitted(p, 0.3)) == bits(vg(p, 0.3))
     assert rolled(sources)
@@ -195,7 +198,7 @@ def test_differentiated_inputs_read_outside_the_run_are_written_straight(
     sources: list[str], loss: Callable[[Sequence[Scalar], Sequence[Scalar]], Scalar]
 ) -> None:
     vg = ag.value_and_grad(loss, argnums=(0, 1))
-    assert bits(ag.jit(vg)([0.8, 0.3], SEQUENCE)) == bits(vg([0.8, 0.3], SEQUENCE))
+    assert bits(jit(vg)([0.8, 0.3], SEQUENCE)) == bits(vg([0.8, 0.3], SEQUENCE))
     assert not any(s.startswith("def fwd_loop") for s in sources)
 
 
@@ -233,13 +236,13 @@ def test_a_deep_net_with_weights_a_layer_rolls(
 ) -> None:
     vg = ag.value_and_grad(net)
     params = (WEIGHTS, [w - 0.7 for w in SEQUENCE])
-    assert bits(ag.jit(vg)(params, 0.3)) == bits(vg(params, 0.3))
+    assert bits(jit(vg)(params, 0.3)) == bits(vg(params, 0.3))
     assert rolled(sources)
 
 
 def test_a_sum_in_a_python_loop_rolls(sources: list[str]) -> None:
     vg = ag.value_and_grad(chain_sum)
-    assert bits(ag.jit(vg)(WEIGHTS, SEQUENCE)) == bits(vg(WEIGHTS, SEQUENCE))
+    assert bits(jit(vg)(WEIGHTS, SEQUENCE)) == bits(vg(WEIGHTS, SEQUENCE))
     assert rolled(sources)
 
 
@@ -251,13 +254,11 @@ def test_looped_gradients_are_named_one_by_one_where_a_slice_cannot_return_them(
     vg = ag.value_and_grad(layers)
     params = (WEIGHTS, [w - 0.7 for w in SEQUENCE])
     want = bits(vg(params, 0.3))
-    monkeypatch.setattr(reroll, "SPLICE", 10**6)
-    assert bits(ag.jit(vg)(params, 0.3)) == want
+    use(monkeypatch, attrs.evolve(SMALL_RUNS, splice=10**6))
+    assert bits(jit(vg)(params, 0.3)) == want
     monkeypatch.undo()
-    monkeypatch.setattr(periods, "MIN_NODES", 0)
-    monkeypatch.setattr(periods, "MIN_LOOPED", 1)
-    monkeypatch.setattr(codegen, "CHUNK", 40)
-    assert bits(ag.jit(vg)(params, 0.3)) == want
+    use(monkeypatch, attrs.evolve(SMALL_RUNS, chunk=40))
+    assert bits(jit(vg)(params, 0.3)) == want
     assert rolled(sources)
 
 
@@ -297,14 +298,14 @@ def test_runs_over_sequences_keep_eager_bits(
 
     sources.clear()
     vg = ag.value_and_grad(loss, argnums=argnums)
-    assert bits(ag.jit(vg)(p, xs)) == bits(vg(p, xs))
+    assert bits(jit(vg)(p, xs)) == bits(vg(p, xs))
     assert any(s.startswith("def fwd_loop") for s in sources)
     if argnums != 0:  # the items' cotangents, kept in a list the loop appends to
         assert any(s.startswith("def bwd_loop") and "_b0(" in s for s in sources)
 
 
 def test_without_a_gradient_the_loop_keeps_no_values(sources: list[str]) -> None:
-    got = ag.jit(chain, static_argnums=1)(0.5, STEPS)
+    got = jit(chain, static_argnums=1)(0.5, STEPS)
     assert bits(got) == bits(chain(0.5, STEPS))
     (loop,) = [s for s in sources if s.startswith("def fwd_loop")]
     assert ".append" not in loop
@@ -321,7 +322,7 @@ def test_a_value_read_after_the_run_from_inside_it_keeps_the_run_straight(
             xs.append(x)
         return x + xs[n // 2] * 2.0  # a looped iteration's node: compiled code names none
 
-    got = ag.jit(ag.value_and_grad(middle), static_argnums=1)(0.5, STEPS)
+    got = jit(ag.value_and_grad(middle), static_argnums=1)(0.5, STEPS)
     assert bits(got) == bits(ag.value_and_grad(middle)(0.5, STEPS))
     assert not any(s.startswith("def fwd_loop") for s in sources)
 
@@ -334,7 +335,7 @@ def test_a_second_derivative_keeps_eager_bits(sources: list[str]) -> None:
         return ag.grad(chain)(x, n)
 
     for x in (0.5, -0.25):
-        got = ag.jit(ag.value_and_grad(slope), static_argnums=1)(x, STEPS)
+        got = jit(ag.value_and_grad(slope), static_argnums=1)(x, STEPS)
         assert bits(got) == bits(ag.value_and_grad(slope)(x, STEPS))
     assert sources
     assert not any(s.startswith("def fwd_loop") for s in sources)
@@ -347,7 +348,7 @@ def test_a_sweep_that_cannot_roll_compiles_again_without_periods(
         raise periods.Unrolled
 
     monkeypatch.setattr(codegen.Program, "_loop_backward", refuse)
-    got = ag.jit(ag.value_and_grad(rnn), static_argnums=1)([0.8, 0.1], STEPS)
+    got = jit(ag.value_and_grad(rnn), static_argnums=1)([0.8, 0.1], STEPS)
     assert bits(got) == bits(ag.value_and_grad(rnn)([0.8, 0.1], STEPS))
     assert not any(s.startswith("def fwd_loop") for s in sources)
 
@@ -355,10 +356,9 @@ def test_a_sweep_that_cannot_roll_compiles_again_without_periods(
 def test_a_long_chain_rolls_before_its_statements_at_the_default_thresholds(
     sources: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name, value in DEFAULTS.items():
-        monkeypatch.setattr(periods, name, value)
-    n = periods.MIN_NODES // 3 + 100  # a few more nodes than the least that rolls
-    got = ag.jit(ag.value_and_grad(chain), static_argnums=1)(0.5, n)
+    use(monkeypatch, DEFAULT)
+    n = DEFAULT.loops_from // 3 + 100  # a few more nodes than the least that rolls
+    got = jit(ag.value_and_grad(chain), static_argnums=1)(0.5, n)
     assert bits(got) == bits(ag.value_and_grad(chain)(0.5, n))
     assert sum(s.startswith(("def fwd_loop", "def bwd_loop")) for s in sources) == 2
     assert sum(s.count("\n") for s in sources) < 120  # not 6 * n statements
@@ -367,10 +367,9 @@ def test_a_long_chain_rolls_before_its_statements_at_the_default_thresholds(
 def test_a_run_of_too_few_nodes_is_left_to_reroll(
     sources: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name, value in DEFAULTS.items():
-        monkeypatch.setattr(periods, name, value)
-    n = periods.MIN_NODES // 3 - 100  # a few fewer
-    got = ag.jit(ag.value_and_grad(chain), static_argnums=1)(0.5, n)
+    use(monkeypatch, DEFAULT)
+    n = DEFAULT.loops_from // 3 - 100  # a few fewer
+    got = jit(ag.value_and_grad(chain), static_argnums=1)(0.5, n)
     assert bits(got) == bits(ag.value_and_grad(chain)(0.5, n))
     assert not any(s.startswith("def fwd_loop") for s in sources)
     assert any(s.startswith("def loop") for s in sources)  # `reroll`'s
@@ -381,23 +380,24 @@ def test_windows_of_a_big_graph_decide_whether_it_is_searched(
 ) -> None:
     """Over `PROBES` windows of `WINDOW` nodes, a chain shows its run and is searched
     whole (and rolled); a wide sum's tree shows none, and its order is not searched."""
-    for name, value in DEFAULTS.items():
-        monkeypatch.setattr(periods, name, value)
+    use(monkeypatch, DEFAULT)
     searched = 0
     find = periods.find
 
-    def counted(forms: list[int], operands: list[list[int]]) -> list[periods.Period]:
+    def counted(
+        forms: list[int], operands: list[list[int]], options: Options = DEFAULT
+    ) -> list[periods.Period]:
         nonlocal searched
         searched += 1
-        return find(forms, operands)
+        return find(forms, operands, options)
 
     monkeypatch.setattr(periods, "find", counted)
-    n = periods.WINDOW * periods.PROBES // 3 + 500  # more nodes than the windows hold
-    got = ag.jit(ag.value_and_grad(chain), static_argnums=1)(0.5, n)
+    n = DEFAULT.probe_window * DEFAULT.probes // 3 + 500  # more nodes than the windows hold
+    got = jit(ag.value_and_grad(chain), static_argnums=1)(0.5, n)
     assert bits(got) == bits(ag.value_and_grad(chain)(0.5, n))
     assert searched == 1
     assert any(s.startswith("def fwd_loop") for s in sources)
-    ws = [0.001 * i - 3.0 for i in range(periods.WINDOW * periods.PROBES)]
-    summed = ag.jit(ag.value_and_grad(ag.dot))(ws, ws[::-1])
+    ws = [0.001 * i - 3.0 for i in range(DEFAULT.probe_window * DEFAULT.probes)]
+    summed = jit(ag.value_and_grad(ag.dot))(ws, ws[::-1])
     assert bits(summed) == bits(ag.value_and_grad(ag.dot)(ws, ws[::-1]))
     assert searched == 1  # the tree's windows hold no run

@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 
 import autograd as ag
 from autograd.compiler import codegen as _codegen
-from autograd.compiler import periods as _periods
 from autograd.compiler import reroll as _reroll
+from autograd.compiler.options import Options
 from autograd.compiler.orders import by_depth, sink
 from autograd.compiler.reroll import reroll
 from autograd.compiler.stmts import NAME, Stmt
@@ -35,6 +35,7 @@ from autograd.core.sym import HELPERS
 
 sys.path.insert(0, str(Path(__file__).parent))
 from jit_fuzz import bits  # the fuzzer is a script beside the tests
+from jitting import CURRENT, jit, use
 
 ARGS = [0.3, -1.25, 2.0, 0.5, 1.5, -0.75, 0.0, 0.25, -2.0, 1.0, 0.125, -0.5]
 INPUTS = [f"a{i}" for i in range(len(ARGS))] + ["k0", "k1"]
@@ -53,9 +54,11 @@ FORMS = [
 @pytest.fixture(autouse=True)
 def every_run(monkeypatch: pytest.MonkeyPatch) -> None:
     """Roll every run of two or more iterations (by default only long runs are rolled)."""
-    monkeypatch.setattr(_reroll, "MIN_REPS", 2)
-    monkeypatch.setattr(_reroll, "MIN_STATEMENTS", 2)
-    monkeypatch.setattr(_reroll, "STRIDE", 1)
+    use(monkeypatch, EVERY_RUN)
+
+
+EVERY_RUN = Options(min_reps=2, min_statements=2, stride=1)
+"""`reroll` rolling every run of two or more iterations."""
 
 
 def random_program(seed: int) -> tuple[list[Stmt], list[str], list[object]]:
@@ -181,9 +184,7 @@ def test_reroll_finds_loops_and_keeps_every_value(
     joins moved late (`sink`: every statement movable, or a random part), or with
     every period found as a long one (`_Windows`, searched at every position)."""
     if order == "long periods":
-        monkeypatch.setattr(_reroll, "MAX_PERIOD", 0)
-        monkeypatch.setattr(_reroll, "WINDOW", 2)
-        monkeypatch.setattr(_reroll, "LONG_SKIP", 1)
+        use(monkeypatch, attrs.evolve(EVERY_RUN, max_period=0, window=2, long_skip=1))
     rolled = spliced = 0
     for seed in range(600):
         stmts, live, written = random_program(seed)
@@ -197,7 +198,7 @@ def test_reroll_finds_loops_and_keeps_every_value(
         elif order == "joins sunk":
             rng = random.Random(seed)
             movable = [seed % 2 == 0 or rng.random() < 0.5 for _ in stmts]
-        new = reroll(list(stmts), live, HELPERS, written if told else (), movable)
+        new = reroll(list(stmts), live, HELPERS, written if told else (), movable, options())
         rolled += bool(new.loops)
         spliced += len(new.spliced) > 0
         namespace = {**HELPERS, **new.loops}
@@ -216,7 +217,7 @@ def test_reroll_keeps_every_value_on_any_program(seed: int) -> None:
         assert at is not None
         stmts, written = [stmts[i] for i in at], [written[i] for i in at]
     movable = [True] * len(stmts) if seed % 5 < 2 else None
-    new = reroll(list(stmts), live, HELPERS, written if seed % 2 else (), movable)
+    new = reroll(list(stmts), live, HELPERS, written if seed % 2 else (), movable, options())
     namespace = {**HELPERS, **new.loops}
     assert bits(list(execute(new.stmts, new.returns, namespace))) == bits(
         list(execute(stmts, live, dict(HELPERS)))
@@ -248,7 +249,7 @@ def test_a_loss_over_data_points_rolls_over_the_points(monkeypatch: pytest.Monke
     """The mean of a network's loss over 40 points: traced depth first, the mean's
     balanced sum falls between the points' networks; with its additions moved after
     them (`sink`), each point's forward statements and then its backward ones are one
-    loop body each, found at their long period (`_Windows`: over `MAX_PERIOD`)."""
+    loop body each, found at their long period (`_Windows`: over `Options.max_period`)."""
     monkeypatch.undo()  # the default thresholds
     sources = generated_sources(monkeypatch)
     rng = random.Random(3)
@@ -268,7 +269,7 @@ def test_a_loss_over_data_points_rolls_over_the_points(monkeypatch: pytest.Monke
         return ag.mean(losses)
 
     want = ag.value_and_grad(loss)(w, xs, ys)
-    got = ag.jit(ag.value_and_grad(loss))(w, xs, ys)
+    got = jit(ag.value_and_grad(loss))(w, xs, ys)
     assert bits([got[0], *(g for n in got[1] for g in n)]) == bits(
         [want[0], *(g for n in want[1] for g in n)]
     )
@@ -284,11 +285,12 @@ def test_only_code_repeating_a_long_body_is_worth_sinking() -> None:
     rng = random.Random(0)
     chain = [rng.randrange(3) for _ in range(40)] * 100  # a body of 40 statements
     noise = [rng.randrange(5) for _ in range(4000)]
-    body = [rng.randrange(5) for _ in range(300)]  # longer than MAX_PERIOD
+    body = [rng.randrange(5) for _ in range(300)]  # longer than Options.max_period
     for forms, want in ((chain, False), (noise, False), (noise[:500] + body * 10, True)):
-        windows = _reroll._Windows(forms, _reroll._next_same(forms))
-        assert _reroll._repeats_far(windows, [True] * len(forms)) is want
-        assert not _reroll._repeats_far(windows, [False] * len(forms))
+        windows = _reroll._Windows(forms, _reroll._next_same(forms), options())
+        period = options().max_period
+        assert _reroll._repeats_far(windows, [True] * len(forms), period) is want
+        assert not _reroll._repeats_far(windows, [False] * len(forms), period)
 
 
 ACTIVATIONS: list[Callable[[Scalar], Scalar]] = [ag.tanh, ag.relu, ag.sigmoid, lambda v: v * v]
@@ -304,7 +306,7 @@ REDUCTIONS: list[Callable[[list[Scalar]], Scalar]] = [
 def test_random_losses_over_points_keep_eager_bits(seed: int) -> None:
     """Random networks over random points, reduced at random, some taking a branch for
     some points (so the points' code differs), some wide enough that a point's body is
-    longer than `MAX_PERIOD`: every program rolled (joins sunk, long periods looked
+    longer than `Options.max_period`: every program rolled (joins sunk, long periods looked
     for), called on the traced points and on new ones, gives eager's bits."""
     rng = random.Random(seed)
     hidden = rng.choice([1, 2, 5, 12, 60])
@@ -331,14 +333,12 @@ def test_random_losses_over_points_keep_eager_bits(seed: int) -> None:
         return reduce(terms)
 
     eager = ag.value_and_grad(loss)
-    jitted = ag.jit(eager)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_codegen, "REROLL_FROM", 0)  # every program is rolled
-        for xs, ys in (data(), data()):
-            want, got = eager(w, xs, ys), jitted(w, xs, ys)
-            assert bits([got[0], *(g for n in got[1] for g in n)]) == bits(
-                [want[0], *(g for n in want[1] for g in n)]
-            ), (hidden, points, branchy)
+    jitted = ag.jit(eager, options=attrs.evolve(EVERY_RUN, reroll_from=0))  # every one rolled
+    for xs, ys in (data(), data()):
+        want, got = eager(w, xs, ys), jitted(w, xs, ys)
+        assert bits([got[0], *(g for n in got[1] for g in n)]) == bits(
+            [want[0], *(g for n in want[1] for g in n)]
+        ), (hidden, points, branchy)
 
 
 def test_an_input_stride_stops_at_the_first_input() -> None:
@@ -349,12 +349,21 @@ def test_an_input_stride_stops_at_the_first_input() -> None:
         t = f"v{len(stmts)}"
         stmts.append((t, f"tanh(a1 - {x})", ("a1", x)))
     live = [t for t, _, _ in stmts]
-    new = reroll(list(stmts), live, HELPERS)
+    new = reroll(list(stmts), live, HELPERS, options=options())
     got = execute(new.stmts, new.returns, {**HELPERS, **new.loops})
     assert bits(list(got)) == bits(list(execute(stmts, live, dict(HELPERS))))
 
 
 # ---- jit: a deep chain compiles to loops -------------------------------------------------------
+
+
+ROLLED_LATE = Options(loops_from=10**9)
+"""The default thresholds, but no run of nodes rolled first: `reroll`'s loops."""
+
+
+def options() -> Options:
+    """The options of the test in progress (`jitting.use`)."""
+    return CURRENT["options"]
 
 
 def generated_sources(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -381,7 +390,7 @@ def test_deep_chain_compiles_to_two_loops_with_eager_bits(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.undo()  # the default thresholds: a chain this long is rolled as it is
-    monkeypatch.setattr(_periods, "MIN_NODES", 10**9)  # `reroll`'s loops: no node run rolled first
+    use(monkeypatch, ROLLED_LATE)
     sources = generated_sources(monkeypatch)
     calls = 0
 
@@ -391,7 +400,7 @@ def test_deep_chain_compiles_to_two_loops_with_eager_bits(
         return chain(x, n)
 
     vg = ag.value_and_grad(chain)
-    jitted = ag.jit(ag.value_and_grad(counted), static_argnums=(1,))
+    jitted = jit(ag.value_and_grad(counted), static_argnums=(1,))
     for x in (0.5, -3.0, 0.0):
         assert bits(jitted(x, 3000)) == bits(vg(x, 3000))
     assert calls == 1  # traced once, then compiled code
@@ -402,11 +411,10 @@ def test_deep_chain_compiles_to_two_loops_with_eager_bits(
 
 
 def test_budget_counts_what_is_compiled_after_rolling(monkeypatch: pytest.MonkeyPatch) -> None:
-    from autograd.compiler import jit as _jit
 
     monkeypatch.undo()
-    monkeypatch.setattr(_periods, "MIN_NODES", 10**9)  # `reroll`'s loops: no node run rolled first
-    monkeypatch.setattr(_jit, "BUDGET", 100)  # 15,000 statements traced, a few dozen compiled
+    use(monkeypatch, ROLLED_LATE)
+    use(monkeypatch, attrs.evolve(ROLLED_LATE, budget=100))  # 15,000 traced, a few dozen compiled
     calls = 0
 
     def counted(x: Scalar) -> Scalar:
@@ -414,13 +422,14 @@ def test_budget_counts_what_is_compiled_after_rolling(monkeypatch: pytest.Monkey
         calls += 1
         return chain(x, 3000)
 
-    jitted = ag.jit(ag.value_and_grad(counted))
+    jitted = jit(ag.value_and_grad(counted))
     assert bits(jitted(0.25)) == bits(ag.value_and_grad(chain)(0.25, 3000))
     jitted(0.5)
     assert calls == 1  # compiled, not eager
 
-    monkeypatch.setattr(_codegen, "REROLL_FROM", 10**9)  # not rolled: over the budget, eager
-    eager = ag.jit(ag.value_and_grad(counted))
+    # not rolled: over the budget, eager
+    use(monkeypatch, attrs.evolve(ROLLED_LATE, budget=100, reroll_from=10**9))
+    eager = jit(ag.value_and_grad(counted))
     with pytest.warns(RuntimeWarning, match="too big to compile"):
         eager(0.25)
     eager(0.5)
@@ -432,7 +441,7 @@ def test_recurrence_over_a_sequence_of_inputs_compiles_to_loops_reading_them(
 ) -> None:
     """An RNN's steps read one input each: a loop reads the inputs at their stride."""
     monkeypatch.undo()
-    monkeypatch.setattr(_periods, "MIN_NODES", 10**9)  # `reroll`'s loops: no node run rolled first
+    use(monkeypatch, ROLLED_LATE)
     sources = generated_sources(monkeypatch)
 
     def rnn(w: Scalar, xs: Sequence[float]) -> Scalar:
@@ -443,7 +452,7 @@ def test_recurrence_over_a_sequence_of_inputs_compiles_to_loops_reading_them(
 
     xs = [0.5 * i % 3.0 - 1.5 for i in range(2000)]
     vg = ag.value_and_grad(rnn)
-    jitted = ag.jit(vg)
+    jitted = jit(vg)
     for w in (0.5, -1.25):
         assert bits(jitted(w, xs)) == bits(vg(w, xs))
     assert bits(jitted(0.5, xs[::-1])) == bits(vg(0.5, xs[::-1]))  # new values, same code
@@ -464,7 +473,7 @@ def test_a_wide_balanced_sum_rolls_level_by_level_and_returns_its_gradients_as_a
     rng = random.Random(4)
     ws = [rng.uniform(-1, 1) for _ in range(3000)]
     xs = [rng.uniform(-1, 1) for _ in range(3000)]
-    jitted = ag.jit(ag.value_and_grad(ag.dot))
+    jitted = jit(ag.value_and_grad(ag.dot))
     for _ in range(2):
         assert bits(jitted(ws, xs)) == bits(ag.value_and_grad(ag.dot)(ws, xs))
     loops = [s for s in sources if s.startswith("def loop")]

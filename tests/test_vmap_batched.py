@@ -21,11 +21,13 @@ import pytest
 from compose_fuzz import SKIPPED, Case, bits, cases
 from hypothesis import assume, given, reject, settings
 from hypothesis import strategies as st
+from jitting import jit, use
 
 import autograd as ag
 from autograd import Scalar
 from autograd.compiler import arrays, codegen
 from autograd.compiler import jit as jit_module
+from autograd.compiler.options import Options
 from autograd.core.sym import HELPERS
 from autograd.walks import toposort
 
@@ -37,17 +39,21 @@ def memory_paths(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
     """Every test twice: as built, and with large batches' paths forced on small ones.
 
     Large batches sum each group of variables as it completes, clear
-    registers holding dead arrays (`codegen._sum_group`, `_RELEASE_SIZE`) and
-    pack fewer parallel statements (`arrays.PACK_ELEMENTS`: small ones pack
+    registers holding dead arrays (`Options.sum_group`, `Options.release_size`) and
+    pack fewer parallel statements (`Options.pack_elements`: small ones pack
     parallel statements into 2-d operations); the second run does so for
     every batch, one variable a group, so the random programs below check
     both ways give the same bits.
     """
-    if request.param == "sum-each-release-all":
-        monkeypatch.setattr(codegen, "_sum_group", lambda size: 1)
-        monkeypatch.setattr(codegen, "_RELEASE_SIZE", 1)
-        monkeypatch.setattr(arrays, "PACK_ELEMENTS", 0)
+    use(monkeypatch, PATHS[cast(str, request.param)])
     return cast(str, request.param)
+
+
+PATHS = {
+    "as-built": Options(),
+    "sum-each-release-all": Options(sum_group=0, release_size=1, pack_elements=0),
+}
+"""The compiler options of each of `memory_paths`' runs."""
 
 
 @pytest.fixture
@@ -92,7 +98,7 @@ def test_the_batched_path_runs(batched_calls: list[bool]) -> None:
 
     xs = [1.0, -2.0, 3.0]
     with arrays.exact():
-        got = ag.jit(ag.vmap(ag.grad(f), in_axes=(None, 0)))(0.5, xs)
+        got = jit(ag.vmap(ag.grad(f), in_axes=(None, 0)))(0.5, xs)
     assert bits(got) == bits([ag.grad(f)(0.5, x) for x in xs])
     assert batched_calls == [True]
 
@@ -229,7 +235,7 @@ def test_a_choice_on_a_mapped_plain_number_follows_each_example(
 
     xs = [0.0, 0.0, 2.0]
     want = [ag.grad(ag.grad(f))(x, c) for x, c in zip(xs, cs, strict=True)]
-    jitted = ag.jit(ag.vmap(ag.grad(ag.grad(f))))
+    jitted = jit(ag.vmap(ag.grad(ag.grad(f))))
     for _ in range(2):  # the second call runs the cached program (or the cached loop)
         assert bits(jitted(xs, cs)) == bits(want)
     uniform = len({c == 0.0 for c in cs}) == 1
@@ -252,7 +258,7 @@ def test_without_numpy_jit_of_vmap_is_the_loop(
 ) -> None:
     monkeypatch.setattr(jit_module, "HAVE_NUMPY", False)
     f = per_example_grads()
-    assert bits(ag.jit(f)(P, XS, YS)) == bits(f(P, XS, YS))
+    assert bits(jit(f)(P, XS, YS)) == bits(f(P, XS, YS))
     assert batched_calls == []
 
 
@@ -263,7 +269,7 @@ def per_example_grads() -> Callable[..., object]:
 
 @needs_numpy
 def test_lists_give_lists_of_floats() -> None:
-    out = ag.jit(per_example_grads())(P, XS, YS)
+    out = jit(per_example_grads())(P, XS, YS)
     assert isinstance(out, dict)
     assert all(type(v) is list for v in out.values())
     assert all(type(x) is float for v in out.values() for x in v)
@@ -275,7 +281,7 @@ def test_arrays_give_arrays_in_both_modes() -> None:
 
     f = per_example_grads()
     xs, ys = np.array(XS), np.array(YS)
-    eager, jitted = f(P, xs, ys), ag.jit(f)(P, xs, ys)
+    eager, jitted = f(P, xs, ys), jit(f)(P, xs, ys)
     for out in (eager, jitted):
         assert isinstance(out, dict)
         for v in out.values():
@@ -287,7 +293,7 @@ def test_arrays_give_arrays_in_both_modes() -> None:
     for k in ("w", "b"):  # tanh: a few ulps apart (docs/numerics.md)
         assert np.allclose(eager[k], jitted[k], rtol=1e-14, atol=0.0)
     with arrays.exact():
-        exact = ag.jit(f)(P, xs, ys)
+        exact = jit(f)(P, xs, ys)
     assert isinstance(exact, dict)
     assert bits(exact["b"].tolist()) == bits(eager["b"].tolist())
 
@@ -296,7 +302,7 @@ def test_arrays_give_arrays_in_both_modes() -> None:
 def test_a_ragged_batch_of_arrays_names_both_paths() -> None:
     import numpy as np  # NumPy is optional: only with it
 
-    f = ag.jit(per_example_grads())
+    f = jit(per_example_grads())
     with pytest.raises(ValueError, match=r"x has 4 examples but y has 3"):
         f(P, np.array(XS), np.array(YS[:3]))
 
@@ -344,7 +350,7 @@ def test_the_gradient_of_a_batch_mean_is_the_per_example_vjps_summed_in_tree_ord
     except (ArithmeticError, ValueError):
         reject()  # Python's float ops raised on two plain floats, as eager does
     with arrays.exact():
-        value, g = ag.jit(ag.value_and_grad(batch_mean))(p)
+        value, g = jit(ag.value_and_grad(batch_mean))(p)
     assert bits(value) == bits(want_value)
     if varies(f, p, xs[0]):
         assert bits(g) == bits(tree_sum([cast(float, v) for v in per_example]))
@@ -367,7 +373,7 @@ def test_a_variable_two_nodes_read_is_summed_over_the_batch_once_complete() -> N
 
     per_example = [ag.vjp(lambda q, x=x: f(q, x), 0.77)[1](1.0 / len(xs))[0] for x in xs]
     with arrays.exact():
-        _, g = ag.jit(ag.value_and_grad(batch_mean))(0.77)
+        _, g = jit(ag.value_and_grad(batch_mean))(0.77)
     assert bits(g) == bits(tree_sum([cast(float, v) for v in per_example]))
 
 
@@ -399,7 +405,7 @@ def test_a_shared_intermediate_sums_its_cotangent_over_the_batch_first() -> None
     g = 1.0 / len(xs)
     s = tree_sum([g * x for x in xs])
     want = (s * q + s * q) + tree_sum([g] * len(xs))
-    value, got = ag.jit(ag.value_and_grad(batch_mean))(q)
+    value, got = jit(ag.value_and_grad(batch_mean))(q)
     assert bits(value) == bits(ag.value_and_grad(batch_mean)(q)[0])
     if arrays.HAVE_NUMPY:
         assert bits(got) == bits(want)
@@ -434,7 +440,7 @@ def test_the_moons_step_runs_as_one_batch(batched_calls: list[bool]) -> None:
     xs = [[rng.uniform(-2, 2) for _ in range(7)] for _ in range(2)]  # two columns of 7 examples
     ys = [rng.choice([-1.0, 1.0]) for _ in range(7)]
     eager = ag.value_and_grad(step)(params, xs, ys)
-    jitted = ag.jit(ag.value_and_grad(step))
+    jitted = jit(ag.value_and_grad(step))
     for _ in range(2):
         value, g = jitted(params, xs, ys)
         assert bits(value) == bits(eager[0])  # relu, dot, mean: correctly rounded
@@ -443,7 +449,7 @@ def test_the_moons_step_runs_as_one_batch(batched_calls: list[bool]) -> None:
     assert batched_calls == []  # vmap inside jit: the trace's hook, not jit(vmap)
     (cached,) = jit_module._caches[jitted].entries.values()
     assert cached.batched
-    closure = ag.jit(ag.grad(lambda q: step(q, xs, ys)))
+    closure = jit(ag.grad(lambda q: step(q, xs, ys)))
     for got_n, want_n in zip(closure(params), eager[1], strict=True):
         assert got_n == pytest.approx(want_n, rel=1e-13, abs=1e-300)
 
@@ -472,10 +478,10 @@ def test_large_batch_paths_change_no_bit(monkeypatch: pytest.MonkeyPatch) -> Non
 
     monkeypatch.setattr(codegen, "compile", spy, raising=False)
     with arrays.exact():
-        as_built = ag.jit(ag.value_and_grad(step))(params, xs, ys)
-        monkeypatch.setattr(codegen, "_sum_group", lambda size: 1)
-        monkeypatch.setattr(codegen, "_RELEASE_SIZE", 1)
-        forced = ag.jit(ag.value_and_grad(step))(params, xs, ys)
+        as_built = jit(ag.value_and_grad(step))(params, xs, ys)
+        forced = ag.jit(ag.value_and_grad(step), options=Options(sum_group=0, release_size=1))(
+            params, xs, ys
+        )
     assert bits(forced) == bits(as_built)
     assert sources[0].count("batch_sums(") == 1  # as built: one sum at the end
     assert "del " not in sources[0]
@@ -498,7 +504,7 @@ def test_examples_used_one_by_one_make_jit_loop(use: Callable[[list[Scalar]], Sc
     def f(w: Scalar) -> Scalar:
         return use(ag.vmap(lambda w, x: ag.tanh(w * x), in_axes=(None, 0))(w, XS))
 
-    assert bits(ag.jit(ag.value_and_grad(f))(0.3)) == bits(ag.value_and_grad(f)(0.3))
+    assert bits(jit(ag.value_and_grad(f))(0.3)) == bits(ag.value_and_grad(f)(0.3))
 
 
 @needs_numpy
@@ -508,7 +514,7 @@ def test_a_batched_result_returned_is_a_list_per_example() -> None:
         return r, ag.sum(r)
 
     with arrays.exact():
-        got = ag.jit(f)(0.7, XS)
+        got = jit(f)(0.7, XS)
     assert bits(got) == bits(f(0.7, XS))
 
 
@@ -535,7 +541,7 @@ def test_transforms_through_a_batch_sum_inside_jit_equal_eager(transform: str) -
             return cast(Scalar, ag.grad(batch_mean)(cast("list[float]", p))[0])  # nodes at run time
 
         fn = ag.grad(first)
-    assert bits(ag.jit(fn)([0.7, -0.3])) == bits(fn([0.7, -0.3]))
+    assert bits(jit(fn)([0.7, -0.3])) == bits(fn([0.7, -0.3]))
 
 
 # ---- NumPy arrays as arguments of the jitted function ---------------------------------------
@@ -558,7 +564,7 @@ def test_arrays_passed_to_a_jitted_batch_mean_are_columns_as_they_are() -> None:
     import numpy as np  # NumPy is optional: only with it
 
     step = squared_error_mean(ag.tanh)
-    f = ag.jit(ag.value_and_grad(step))
+    f = jit(ag.value_and_grad(step))
     rng = random.Random(5)
     for n in (3, 3, 5, 1):  # a second call of each length runs the compiled program
         xs = [rng.uniform(-2, 2) for _ in range(n)]
@@ -596,14 +602,14 @@ def test_arrays_inside_a_namedtuple_or_attrs_argument_run_as_columns(
 ) -> None:
     import numpy as np  # NumPy is optional: only with it
 
-    f = ag.jit(ag.value_and_grad(batch_loss))
+    f = jit(ag.value_and_grad(batch_loss))
     rng = random.Random(11)
     for n in (4, 4, 7):  # a second call of a length runs the compiled program
         xs = [rng.uniform(-2, 2) for _ in range(n)]
         ys = [rng.uniform(-1, 1) for _ in range(n)]
         with arrays.exact():
             got = f(0.7, container(np.array(xs), np.array(ys)))  # type: ignore[arg-type]  # arrays
-            want = ag.jit(ag.value_and_grad(batch_loss))(0.7, container(xs, ys))
+            want = jit(ag.value_and_grad(batch_loss))(0.7, container(xs, ys))
         assert bits(got) == bits(want)
     entries = list(jit_module._caches[f].entries.values())
     assert len(entries) == 2  # keyed by the arrays' lengths
@@ -625,7 +631,7 @@ def test_differentiating_an_argument_holding_an_array_is_refused_as_eager_refuse
     for fn, args in calls:
         with pytest.raises(TypeError) as eager:
             fn(*args)
-        jf = ag.jit(fn)
+        jf = jit(fn)
         for _ in range(2):  # the trace's call and a cached one
             with pytest.raises(TypeError) as jitted:
                 jf(*args)
@@ -637,7 +643,7 @@ def test_differentiating_an_argument_holding_an_array_is_refused_as_eager_refuse
 def test_a_bad_leaf_beside_arrays_is_named_by_its_path() -> None:
     import numpy as np  # NumPy is optional: only with it
 
-    f = ag.jit(ag.value_and_grad(batch_loss))
+    f = jit(ag.value_and_grad(batch_loss))
     with pytest.raises(TypeError, match=r"b\.ys\[1\] is a str"):
         f(0.7, Batch(np.array([1.0, 2.0]), [1.0, "2"]))  # type: ignore[arg-type, list-item]  # arrays; the error
     with pytest.raises(TypeError, match=r"b\.xs is a ndarray"):  # not 1-d float64: refused
@@ -660,9 +666,9 @@ def test_a_result_array_is_never_the_argument_array_nor_another_result() -> None
     a = np.array([1.0, -0.0, 3.0])
     results: list[object] = []
     for _ in range(2):  # the trace's call and the compiled program's
-        results.append(ag.jit(ag.vmap(identity))(a))  # type: ignore[arg-type]  # an array
-        results.extend(ag.jit(ag.vmap(twice))(a))  # a tuple result: the loose form takes an array
-        results.extend(ag.jit(inside)(a))  # type: ignore[arg-type]  # an array
+        results.append(jit(ag.vmap(identity))(a))  # type: ignore[arg-type]  # an array
+        results.extend(jit(ag.vmap(twice))(a))  # a tuple result: the loose form takes an array
+        results.extend(jit(inside)(a))  # type: ignore[arg-type]  # an array
     arrays_out = [cast("np.ndarray[tuple[int], np.dtype[np.float64]]", r) for r in results]
     assert all(bits(r.tolist()) == bits(a.tolist()) for r in arrays_out)
     assert not any(np.shares_memory(r, a) for r in arrays_out)  # writing into one is safe
@@ -674,7 +680,7 @@ def test_debug_nans_names_the_op_of_one_example_given_as_an_array() -> None:
     import numpy as np  # NumPy is optional: only with it
 
     step = squared_error_mean(ag.log)
-    f = ag.jit(ag.value_and_grad(step))
+    f = jit(ag.value_and_grad(step))
     ys = np.array([0.0, 1.0, 2.0])
     bad = np.array([1.0, 2.0, -3.0])  # log of -1.5 in the third example
     assert all(math.isnan(v) for v in f(0.5, bad, ys))  # type: ignore[arg-type]  # arrays
@@ -696,7 +702,7 @@ def test_an_array_argument_used_outside_vmap_makes_jit_loop() -> None:
 
     xs = np.array([0.5, -1.5, 2.0])
     with arrays.exact():
-        got = ag.jit(ag.value_and_grad(f))(0.3, xs)  # type: ignore[arg-type]  # an array
+        got = jit(ag.value_and_grad(f))(0.3, xs)  # type: ignore[arg-type]  # an array
     assert bits(got) == bits(ag.value_and_grad(f)(0.3, xs.tolist()))
 
 
@@ -707,7 +713,7 @@ def test_a_vmap_result_of_array_arguments_is_an_array() -> None:
     def f(w: Scalar, xs: Sequence[float]) -> object:
         return ag.vmap(lambda w, x: w * x, in_axes=(None, 0))(w, xs)
 
-    h = ag.jit(f)
+    h = jit(f)
     for xs in ([1.0, 2.0, 3.0], [4.0, -5.0, 6.0], [7.0]):
         got = h(2.0, np.array(xs))  # type: ignore[arg-type]  # an array: a sequence at run time
         assert isinstance(got, np.ndarray)

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeAlias, cast
 
 from autograd.compiler.codegen import Dialect, GuardFailed
+from autograd.compiler.options import Options
 from autograd.core import floats as fl
 from autograd.core.nodes import Node
 from autograd.core.sym import HELPERS
@@ -361,6 +362,7 @@ def to_arrays(exprs: list[str]) -> list[str]:
 
 def dialect(
     varying: Iterable[int],
+    options: Options,
     batch_of: dict[Node, int] | None = None,
     sizes: tuple[int, ...] = (),
     arrays: frozenset[int] = frozenset(),
@@ -376,7 +378,7 @@ def dialect(
     """
     _numpy()
     largest = max(sizes) if sizes else PACK_UPTO
-    rows = PACK_ELEMENTS // largest if (packed or sizes) and largest <= PACK_UPTO else 0
+    rows = options.pack_elements // largest if (packed or sizes) and largest <= PACK_UPTO else 0
     return Dialect(
         frozenset(varying), to_arrays, twins, dict(batch_of or {}), sizes, arrays, _index, rows
     )
@@ -396,11 +398,6 @@ packed, 1.1 ms a call a statement; at 1,024: 1.8 ms and 1.95 ms). Past that the 
 are cheap beside the arithmetic, and large packs cost more than they save: the C
 allocator gives arrays of megabytes back to the system after each step and faults
 them in again at the next (at 4,096 points: 5 to 13 ms packed, 4.1 ms not)."""
-
-PACK_ELEMENTS = 2**17
-"""The most values one packed operation makes (1 MB): rows times examples. `jit` of a
-`vmap` serves every batch size up to `PACK_UPTO` with one program: its packs are sized
-for that one."""
 
 
 def column(values: Value) -> Value:

@@ -25,6 +25,7 @@ from typing import cast
 import attrs
 
 from autograd.compiler import orders, pack, periods, reroll
+from autograd.compiler.options import Options
 from autograd.compiler.stmts import NAME, Stmt
 from autograd.core.batching import is_batch_sum
 from autograd.core.nodes import (
@@ -41,27 +42,6 @@ from autograd.core.nodes import (
 )
 from autograd.core.sym import HELPERS, Sym, infix, literal, sym
 from autograd.walks import toposort
-
-CHUNK = 20_000
-"""Statements per generated function: CPython compiles very long functions slowly."""
-
-TRACE_LIMIT = 6_000_000
-"""Statements a program may have before runs are rolled into loops (about 300 bytes each):
-the budget applies to what is compiled after `reroll`."""
-
-REROLL_FROM = 2_000
-"""Programs from this many statements have their repeated runs rolled into loops (`reroll`)."""
-
-
-DEPTH_GAIN = 0.1
-"""A wide program (a sum over many products) is rolled in depth order (`orders.by_depth`:
-the levels of a balanced sum become runs), and that is kept if it leaves less than this
-fraction of the statements (W4: 241 of 299,999); else it is rolled as traced. Depth order
-keeps more values alive, and code left straight runs slower in it (W2 rolled to 43% by
-depth took 7.1 ms a step, 4.3 ms as traced and not rolled)."""
-
-DEPTH_ALWAYS = False
-"""Roll every program in depth order (`tests/jit_fuzz.py --depth`)."""
 
 
 @attrs.frozen
@@ -128,7 +108,7 @@ class Program:
     def __init__(
         self,
         inputs: Sequence[Node],
-        budget: int,
+        options: Options,
         floats: Sequence[Node] = (),
         batch: Dialect | None = None,
         rolls: bool = True,
@@ -145,10 +125,11 @@ class Program:
         The difference is visible in `Pow`: ``x ** c`` for a node ``x`` and a
         number ``c`` takes PyTorch's scalar-exponent path, ``c ** d`` is C ``pow``.
         """
-        self.budget = budget
+        self.options = options
+        self.budget = budget = options.budget
         self.batch = batch
         # statements written before `reroll` rolls runs into loops (a batch's are not rolled)
-        self.limit = budget if batch is not None else max(budget, TRACE_LIMIT)
+        self.limit = budget if batch is not None else max(budget, options.trace_limit)
         self.batch_of: dict[Node, int] = dict(batch.batch_of) if batch is not None else {}
         """A node's batch (the vmap call whose examples it varies over); absent: one number."""
         self.sizes = batch.sizes if batch is not None else ()
@@ -216,8 +197,10 @@ class Program:
             found: list[periods.Period] = []
             if len(names) == len(self.input_names):  # stopped only at inputs: reusable
                 self.orders[out] = order
-                if self.rolls and len(order) >= periods.MIN_NODES and self._repeats(order):
-                    found = periods.find(*self._node_forms(order, dict(self._inputs_at())))
+                if self.rolls and len(order) >= self.options.loops_from and self._repeats(order):
+                    found = periods.find(
+                        *self._node_forms(order, dict(self._inputs_at())), self.options
+                    )
             self._check(len(order))
             # where a run's first iterations start: their statements are compared there
             marks = {per.first(q): per for per in found for q in range(periods.HEAD + 1)}
@@ -247,20 +230,23 @@ class Program:
         self.spans.append((start, len(self.stmts)))
 
     def _repeats(self, order: list[tuple[Node, tuple[Node, ...]]]) -> bool:
-        """Whether one of `periods.PROBES` windows of ``order`` holds a run worth a loop.
+        """Whether one of `Options.probes` windows of ``order`` holds a run worth a loop.
 
         A run worth rolling is thousands of nodes; where the windows find none (a
         wide sum's tree, a network over data points), the whole order is not searched.
         """
-        size = periods.WINDOW
-        if len(order) <= size * periods.PROBES:
+        size, probes = self.options.probe_window, self.options.probes
+        if len(order) <= size * probes:
             return True  # searched whole, in about as long
-        least = periods.HEAD + periods.TAIL + periods.MIN_LOOPED
-        for k in range(periods.PROBES):
-            a = (len(order) - size) * k // (periods.PROBES - 1)
+        least = periods.HEAD + periods.TAIL + self.options.min_looped
+        for k in range(probes):
+            a = (len(order) - size) * k // (probes - 1)
             window = order[a : a + size]
             forms, operands = self._node_forms(window, _Outside(self._inputs_at()))
-            if any(run[2] >= least for run in reroll.short_runs(forms, operands, least, least)):
+            if any(
+                run[2] >= least
+                for run in reroll.short_runs(forms, operands, least, least, self.options)
+            ):
                 return True
         return False
 
@@ -623,7 +609,7 @@ class Program:
             self.seed = cot[root]
         done = self._completions(order, wanted) if self.batch_of else {}
         ready: list[Node] = []  # variables whose cotangents are complete, not yet summed
-        group = _sum_group(max(self.sizes, default=1))
+        group = _sum_group(max(self.sizes, default=1), self.options.sum_group)
         if not self.batch_of:  # one number per node: the sweep alone
             found = self.periods.get(root, [])
             if self.periods and not (found and order is self.orders.get(root)):
@@ -779,7 +765,7 @@ class Program:
 
         Each variable's per-example cotangents are summed over the batch in
         the same balanced order as `batch_sum`, then added to the rest. The
-        sweep sums them in groups as they complete (`_SUM_GROUP`), so a
+        sweep sums them in groups as they complete (`Options.sum_group`), so a
         large batch does not hold every variable's per-example values at once.
         """
         for b, size in enumerate(self.sizes, start=1):
@@ -886,7 +872,7 @@ class Program:
         ]
 
     def link(self, outputs: Sequence[str]) -> Callable[[list[float]], tuple[float, ...]]:
-        """Compile the statements into chunks of `CHUNK`; the result maps inputs to outputs.
+        """Compile the statements into chunks of `Options.chunk`; the result maps inputs to outputs.
 
         For a batch (``self.batch``), some inputs hold arrays (one element per
         example): statements that read one, directly or not, are rewritten to
@@ -911,38 +897,43 @@ class Program:
                 )
                 namespace_extra.update(packed)
         returns = spliced  # what a lone chunk returns: names, or a run of them as a slice
-        if self.batch is None and len(self.stmts) >= REROLL_FROM:
+        opts = self.options
+        per_chunk = opts.chunk
+        if self.batch is None and len(self.stmts) >= opts.reroll_from:
             rolled = None
-            order = orders.by_depth(self.stmts, force=DEPTH_ALWAYS)
+            order = orders.by_depth(self.stmts, force=opts.depth_always)
             if order is not None:  # a wide sum: by depth, its levels roll
                 deep = reroll.reroll(
                     [self.stmts[i] for i in order],
                     spliced,
                     HELPERS,
                     [self.written[i] for i in order],
+                    options=opts,
                 )
-                if DEPTH_ALWAYS or len(deep.stmts) < len(self.stmts) * DEPTH_GAIN:
+                if opts.depth_always or len(deep.stmts) < len(self.stmts) * opts.depth_gain:
                     rolled = deep
             if rolled is None:
                 movable = [False] * len(self.stmts)
                 for start, end in self.spans:
                     movable[start:end] = [True] * (end - start)
-                rolled = reroll.reroll(self.stmts, spliced, HELPERS, self.written, movable)
+                rolled = reroll.reroll(self.stmts, spliced, HELPERS, self.written, movable, opts)
             self.stmts = rolled.stmts
             namespace_extra.update(rolled.loops)
             self.sources += rolled.sources
-            if len(self.stmts) <= CHUNK:
+            if len(self.stmts) <= per_chunk:
                 returns = rolled.returns
             else:  # outputs cross chunks in R by name; one a statement reads is set already
                 defined = {t for t, _, _ in self.stmts}
                 self.stmts += [st for st in rolled.spliced if st[0] not in defined]
-        if len(self.stmts) > CHUNK:  # so do a loop's list's items
+        if len(self.stmts) > per_chunk:  # so do a loop's list's items
             for name in dict.fromkeys(n for n in names if n in self.elements):
                 if name not in self._unpacked:
                     values, at = self.elements[name]
                     self.emit(name, f"{values}[{at}]", (values,))
         self._check(0, self.budget)
-        chunks = [self.stmts[i : i + CHUNK] for i in range(0, len(self.stmts), CHUNK)] or [[]]
+        chunks = [self.stmts[i : i + per_chunk] for i in range(0, len(self.stmts), per_chunk)] or [
+            []
+        ]
         const_names = [f"k{i}" for i in range(len(self.const_values))]
         # A lone chunk writes its constants into its source, and R is the inputs list itself:
         # no list is built per call. Chunks that share values keep the constants in R.
@@ -975,7 +966,7 @@ class Program:
                     slots.setdefault(name, len(slots))
         fns = []
         # a dead array of a large batch is memory to give back; small ones are not worth a `del`
-        release = max(self.sizes, default=0) >= _RELEASE_SIZE
+        release = max(self.sizes, default=0) >= opts.release_size
         for ci, chunk in enumerate(chunks):
             src = _chunk_source(
                 ci,
@@ -1061,7 +1052,7 @@ class Program:
             at(names[k + m * r + c]) == (v, i + step * m) for c, (v, i) in enumerate(starts)
         ):
             m += 1
-        return (starts, step, m) if m * r >= reroll.SPLICE else None
+        return (starts, step, m) if m * r >= self.options.splice else None
 
     def _loop_functions(self) -> dict[str, object]:
         """The loops of rolled runs (`periods`), compiled: globals their calls read."""
@@ -1146,19 +1137,12 @@ def _form(src: str, uses: tuple[str, ...], names: list[str]) -> _Form:
     return fmt, tuple([at[u] for u in uses])
 
 
-_SUM_GROUP = 262_144
-"""Per-example values (groups of variables times examples) one `batch_sums` statement sums:
-a 2 MB stack. Small batches sum every variable in one statement (a NumPy call per
-statement is the cost there); large ones in groups, as they complete (memory is)."""
+def _sum_group(size: int, values: int) -> int:
+    """How many complete variables one `batch_sums` statement sums, for a batch of ``size``.
 
-
-def _sum_group(size: int) -> int:
-    """How many complete variables one `batch_sums` statement sums, for a batch of ``size``."""
-    return max(8, _SUM_GROUP // size)
-
-
-_RELEASE_SIZE = 1024
-"""Batches from this size on clear each register holding a dead array (8 KB or more)."""
+    ``values``: `Options.sum_group`; 0 sums each variable on its own.
+    """
+    return max(8, values // size) if values else 1
 
 
 _INPUT_RUN = 4

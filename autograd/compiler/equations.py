@@ -27,6 +27,7 @@ from typing import NamedTuple, cast
 import attrs
 
 from autograd.compiler import periods
+from autograd.compiler.options import DEFAULT
 from autograd.core.batching import is_batch_sum
 from autograd.core.nodes import (
     COMPARE_SYMBOLS,
@@ -269,7 +270,7 @@ def find_loops(eqns: Sequence[Eqn], outside: Sequence[Var]) -> list[periods.Peri
     forward program's inputs; the forward variables a backward one reads),
     which an iteration may read at a stride, as an RNN reads its data.
     """
-    if len(eqns) < periods.MIN_NODES:
+    if len(eqns) < DEFAULT.loops_from:
         return []
     ids: dict[tuple[object, ...], int] = {}
     at: dict[str, int] = {v.name: -1 - i for i, v in enumerate(outside)}

@@ -53,6 +53,7 @@ from autograd.compiler.keys import (
     shape_of,
     slow_shape,
 )
+from autograd.compiler.options import DEFAULT, Options
 from autograd.compiler.periods import Unrolled
 from autograd.compiler.statics import StaticArgs
 from autograd.core.batching import BatchedList, BatchEscape, Example
@@ -78,10 +79,6 @@ P = ParamSpec("P")
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
 
-BUDGET = 400_000
-"""Statements above which a graph is not compiled: calls then run eagerly
-(CPython compiles about 10 us per statement)."""
-
 FALLBACKS: collections.Counter[str] = collections.Counter()
 """Each deliberate fallback taken, by name (docs/jit.md, "Fallbacks"): a compiler error is
 a bug and raises; these are the cases it is known not to serve, counted so tests see them."""
@@ -101,6 +98,8 @@ def jit(
     fn: Callable[P, T],
     static_argnums: int | Sequence[int] = (),
     static_argnames: str | Iterable[str] = (),
+    *,
+    options: Options | None = None,
 ) -> Jitted[P, T]:
     """``fn`` compiled: traced once per argument structure, then compiled code.
 
@@ -126,6 +125,8 @@ def jit(
         static_argnames: parameter names that are static, passed by keyword
             or by position (as JAX infers one list from the other). Keyword
             arguments are always static: a name adds the position it stands at.
+        options: the compiler's thresholds (`compiler.options.Options`: budgets,
+            chunk sizes, when loops are looked for); the defaults by default.
 
     Returns:
         A function with ``fn``'s signature; its ``lower(*args)`` traces and
@@ -134,7 +135,7 @@ def jit(
 
     Warns:
         RuntimeWarning: once per trace whose graph is too big to compile even
-            with its repeated code rolled into loops (over ``BUDGET``
+            with its repeated code rolled into loops (over ``options.budget``
             statements): calls with those argument shapes run eagerly.
 
     Raises:
@@ -155,6 +156,10 @@ def jit(
     (2.5, {'w1': 1.0, 'w2': -2.0})
     """
     _check_function(fn)
+    if options is None:
+        options = DEFAULT
+    elif not isinstance(options, Options):
+        raise TypeError(f"jit: options must be an Options, got {type(options).__name__}")
     vg = transform_of(fn)
     spec = StaticArgs(fn, static_argnums, static_argnames, vg, name_of(fn))
     cache = _Cache()
@@ -179,7 +184,7 @@ def jit(
         if batched and not kwargs:
             batch = Batch(args, cast(Mapped, mapped).in_spec, cast(Mapped, mapped).names)
             if _debugging() is None:
-                out = _batched_call(cast(Mapped, mapped), batch, cache)
+                out = _batched_call(cast(Mapped, mapped), batch, cache, options)
                 if out is not _NOT_BATCHED:
                     return cast(T, out)
             args = batch.converted()  # type: ignore[assignment]  # vmap's arguments, as it reads them
@@ -217,7 +222,7 @@ def jit(
             except KeyError:
                 pass
         if entry is None:
-            entry = _trace(fn, vg, args, static, kwargs)
+            entry = _trace(fn, vg, args, static, kwargs, options)
             cache.put(key, entry)
         if entry.program is None:
             return fn(*args, **kwargs)
@@ -225,14 +230,14 @@ def jit(
             out = entry.program(expand(flat) if entry.expand else flat)
         except GuardFailed:  # a choice the trace made on a plain argument goes the other way
             loop = entry.batched  # examples of a batched vmap disagree on a choice: loop
-            entry = _trace(fn, vg, args, static, kwargs, loop=loop)
+            entry = _trace(fn, vg, args, static, kwargs, options, loop=loop)
             cache.put(key, entry)
             if entry.program is None:
                 return fn(*args, **kwargs)
             try:
                 out = entry.program(expand(flat) if entry.expand else flat)
             except GuardFailed:  # only a batched trace can fail on the call it traced
-                entry = _trace(fn, vg, args, static, kwargs, loop=True)
+                entry = _trace(fn, vg, args, static, kwargs, options, loop=True)
                 cache.put(key, entry)
                 if entry.program is None:
                     return fn(*args, **kwargs)
@@ -247,7 +252,7 @@ def jit(
         static = spec.resolve(len(args))
         token = _recording.set(record := _Record())
         try:
-            entry = _trace(fn, vg, args, static, kwargs)
+            entry = _trace(fn, vg, args, static, kwargs, options)
         finally:
             _recording.reset(token)
         return Lowered(name_of(fn), record.program, record.sources, entry.program is not None)
@@ -441,7 +446,7 @@ _NOT_BATCHED = object()
 """`_batched_call`'s answer when one batched program cannot run the call."""
 
 
-def _batched_call(mapped: Mapped, batch: Batch, cache: _Cache) -> object:
+def _batched_call(mapped: Mapped, batch: Batch, cache: _Cache, options: Options) -> object:
     """``jit(vmap(fn))(*args)``: ``fn`` traced on one example, its code run on NumPy arrays.
 
     Statements that depend on a mapped leaf operate on float64 arrays, one
@@ -503,7 +508,9 @@ def _batched_call(mapped: Mapped, batch: Batch, cache: _Cache) -> object:
     for attempt in range(2):
         entry = cache.get(key) if attempt == 0 else None
         if entry is None:
-            entry = _trace(fn, vg, tuple(examples), (), {}, dialect(varying, packed=packed))
+            entry = _trace(
+                fn, vg, tuple(examples), (), {}, options, dialect(varying, options, packed=packed)
+            )
             cache.put(key, entry)
         if entry.program is None:
             return _NOT_BATCHED
@@ -580,6 +587,7 @@ def _trace(
     args: tuple[object, ...],
     static: Collection[int],
     kwargs: dict[str, object],
+    options: Options,
     batch: Dialect | None = None,
     loop: bool = False,
 ) -> _Entry:
@@ -620,7 +628,7 @@ def _trace(
         if bt is None or not bt.used:
             raise
         FALLBACKS["batch escaped"] += 1
-        return _trace(fn, vg, args, static, kwargs, loop=True)
+        return _trace(fn, vg, args, static, kwargs, options, loop=True)
     finally:
         batch_hook.reset(token)
     plain = [x for x in inputs if x not in differentiated]
@@ -630,7 +638,11 @@ def _trace(
         plain = [x for x in plain if x not in in_arrays]
         n = len(inputs)
         batch = dialect(
-            range(n, n + len(bt.leaves)), dict(bt.batch), tuple(bt.sizes), frozenset(bt.arrays)
+            range(n, n + len(bt.leaves)),
+            options,
+            dict(bt.batch),
+            tuple(bt.sizes),
+            frozenset(bt.arrays),
         )
         inputs = [*inputs, *bt.leaves]
         plain += bt.leaves
@@ -639,16 +651,16 @@ def _trace(
             result, columns = _columns(result)
         with collector.paused():  # millions of objects, none in a cycle (`compiler.collector`)
             try:
-                program = Program(inputs, BUDGET, floats=plain, batch=batch)
+                program = Program(inputs, options, floats=plain, batch=batch)
                 entry = _compile(program, vg, wrt_nums, result, fn, wrt, trees, columns, state)
             except Unrolled:  # a run the forward pass rolled that the sweep cannot: none rolled
                 FALLBACKS["unrolled"] += 1
-                program = Program(inputs, BUDGET, floats=plain, batch=batch, rolls=False)
+                program = Program(inputs, options, floats=plain, batch=batch, rolls=False)
                 entry = _compile(program, vg, wrt_nums, result, fn, wrt, trees, columns, state)
     except (ExternalNodeError, GraphTooBigError) as e:  # an outside node, or too big: eager
         if bt is not None and bt.used:  # perhaps an array's elements used outside vmap
             FALLBACKS["batch too big or external"] += 1
-            return _trace(fn, vg, args, static, kwargs, loop=True)
+            return _trace(fn, vg, args, static, kwargs, options, loop=True)
         FALLBACKS["too big" if isinstance(e, GraphTooBigError) else "external node"] += 1
         if isinstance(e, GraphTooBigError):  # a cliff in speed: said, once per trace
             warnings.warn(
@@ -661,7 +673,7 @@ def _trace(
         return _eager(expand=bool(spans))
     except NotBatchable:  # a batch's values reach an output: only the loop gives them
         FALLBACKS["not batchable"] += 1
-        return _trace(fn, vg, args, static, kwargs, loop=True)
+        return _trace(fn, vg, args, static, kwargs, options, loop=True)
     if bt is not None and bt.used and entry.program is not None:
         return _with_columns(entry, bt)
     entry.expand = bool(spans)

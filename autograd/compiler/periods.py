@@ -31,6 +31,7 @@ import re
 from collections.abc import Sequence
 
 from autograd.compiler import reroll
+from autograd.compiler.options import DEFAULT, Options
 from autograd.compiler.stmts import Stmt
 
 HEAD = 3
@@ -40,20 +41,6 @@ next two are compared."""
 TAIL = 4
 """Iterations written as usual after a loop: the backward sweep enters a run here, with
 cotangents from what follows it, and its shapes settle after one or two iterations."""
-
-MIN_LOOPED = 16
-"""Fewest iterations a loop is written for."""
-
-MIN_NODES = 2_000
-"""Fewest nodes a run has to be rolled before statements are written (and a graph to be
-searched), as many as `codegen.REROLL_FROM` statements. Smaller runs are left to `reroll`,
-which also finds long periods (a data point's network) that runs inside them would hide."""
-
-PROBES = 8
-"""Windows of a graph's order searched before the whole of it (`codegen.Program._repeats`)."""
-
-WINDOW = 2_048
-"""Nodes in a window: `MIN_LOOPED` and more iterations of a body of up to 88 nodes."""
 
 Role = tuple[str, int]
 """Where a name of one iteration's statements lives, by position: ``("s", k)`` the target of
@@ -94,17 +81,17 @@ class Period:
         return self.count - HEAD - TAIL
 
 
-def find(forms: list[int], operands: list[list[int]]) -> list[Period]:
+def find(forms: list[int], operands: list[list[int]], options: Options = DEFAULT) -> list[Period]:
     """Runs among nodes (their forms and operands' positions) worth a loop, in order.
 
     A node of a looped iteration, or of the iteration before them, may be read
     only by its run: compiled code names none of them, and the backward sweep
     gives them cotangents from their run alone. A run read otherwise is left out.
     """
-    least = HEAD + TAIL + MIN_LOOPED
+    least = HEAD + TAIL + options.min_looped
     found = [
         Period(*run)
-        for run in reroll.short_runs(forms, operands, least, max(least, MIN_NODES))
+        for run in reroll.short_runs(forms, operands, least, max(least, options.loops_from))
         if run[2] >= least and any(operands[run[0] : run[0] + run[1]])  # not inputs alone
     ]
     if not found:

@@ -23,7 +23,7 @@ and unpacking statements put them back under their old names.
 A loss over data points repeats a long body (a point's network) with a
 balanced sum's additions between the points: `sink` moves those joins after
 the points first (`compiler.orders`), and `_Windows` proposes periods longer than
-`MAX_PERIOD`.
+`Options.max_period`.
 """
 
 from __future__ import annotations
@@ -34,25 +34,11 @@ from collections.abc import Iterator, Sequence
 from itertools import islice
 from operator import itemgetter
 
+from autograd.compiler.options import DEFAULT, Options
 from autograd.compiler.orders import permute, sink
 from autograd.compiler.stmts import NAME, Stmt
 
 _SPLIT = re.compile(r"\b([avegkl][0-9]+)\b")
-
-MIN_REPS = 4
-"""Fewest iterations a run is worth a loop for."""
-
-MIN_STATEMENTS = 64
-"""Fewest statements (period times iterations) a run is worth a loop for."""
-
-MAX_PERIOD = 256
-"""Longest loop body looked for."""
-
-STRIDE = 8
-"""Where no run starts, the next position tried is this far on: a run worth a loop
-(`MIN_STATEMENTS`) still has several positions tried inside it, and a run found from
-inside starts there (any rotation of a body is a body). Scanning code with no runs
-costs an eighth."""
 
 _CANDIDATES = 6
 """Periods tried at a position: distances to the next statements of the same form."""
@@ -60,16 +46,8 @@ _CANDIDATES = 6
 LONG_PERIOD = 16_384
 """Longest loop body looked for by its window (`_Windows`): one data point's statements."""
 
-WINDOW = 32
-"""Statements whose forms, together, find a long period: where the same ``WINDOW`` forms
-come again. A long body (a data point's network) repeats forms many times inside it."""
-
 _LONG_CANDIDATES = 48
 """Long periods tried at a position: distances to the next places its window comes again."""
-
-LONG_SKIP = 256
-"""Positions that skip the search for long periods after one where none was found
-(doubled after each failure in a row, back to this once a run is found)."""
 
 # Where a body statement finds an operand, the same at every iteration (tuples, compared whole):
 _LOCAL = 0  # (_LOCAL, slot): this iteration's statement at ``slot`` of the body
@@ -120,6 +98,7 @@ def reroll(
     helpers: dict[str, object],
     written: Sequence[object] = (),
     movable: Sequence[bool] | None = None,
+    options: Options = DEFAULT,
 ) -> Rolled:
     """``stmts`` with each run of repeated statements replaced by a call of a generated loop.
 
@@ -142,22 +121,23 @@ def reroll(
     index = {t: i for i, (t, _, _) in enumerate(stmts)}
     forms, operands = _forms(stmts, index, written)
     nxt = _next_same(forms)
-    windows = _Windows(forms, nxt)
-    if movable is not None and _repeats_far(windows, movable):
+    windows = _Windows(forms, nxt, options)
+    if movable is not None and _repeats_far(windows, movable, options.max_period):
         order = sink(forms, operands, movable)
         if order is not None:
             stmts, forms, operands, at = permute(order, stmts, forms, operands)
             # only the outputs are looked up by name from here on
             index = {name: at[index[name]] for name in live_out if name in index}
             nxt = _next_same(forms)
-            windows = _Windows(forms, nxt, windows._count)  # the same forms, reordered
+            windows = _Windows(forms, nxt, options, windows._count)  # the same forms, reordered
     owner = [-1] * n
     runs: list[_Run] = []
     i = 0
     while i < n:
-        run = _best_run(i, forms, operands, nxt, owner, runs, MIN_REPS, MIN_STATEMENTS, windows)
+        least, most = options.min_reps, options.min_statements
+        run = _best_run(i, forms, operands, nxt, owner, runs, least, most, options, windows)
         if run is None:
-            i += STRIDE
+            i += options.stride
             continue
         end = run.start + run.period * run.count
         owner[run.start : end] = [len(runs)] * (end - run.start)
@@ -167,7 +147,7 @@ def reroll(
         rolled = Rolled(stmts, {}, [])
         rolled.returns = list(live_out)
         return rolled
-    segments = _segments(live_out, index, owner, runs)
+    segments = _segments(live_out, index, owner, runs, options.splice)
     for o, r, _, _, _ in segments.values():
         runs[o].stored.add(r)
     covered = {k for k, (_, _, _, _, m) in segments.items() for k in range(k, k + m)}
@@ -218,7 +198,11 @@ def reroll(
 
 
 def short_runs(
-    forms: list[int], operands: list[list[int]], min_reps: int, min_statements: int
+    forms: list[int],
+    operands: list[list[int]],
+    min_reps: int,
+    min_statements: int,
+    options: Options = DEFAULT,
 ) -> list[tuple[int, int, int, list[int], list[tuple[int, int]]]]:
     """The runs `reroll` would find with short periods: ``(start, period, count, fixed, inputs)``.
 
@@ -235,9 +219,9 @@ def short_runs(
     found = []
     i = 0
     while i < n:
-        run = _best_run(i, forms, operands, nxt, owner, [], min_reps, min_statements)
+        run = _best_run(i, forms, operands, nxt, owner, [], min_reps, min_statements, options)
         if run is None:
-            i += STRIDE
+            i += options.stride
             continue
         refs = [ref for slot in run.refs for ref in slot]
         if all(ref[0] != _LIST for ref in refs):
@@ -248,12 +232,12 @@ def short_runs(
     return found
 
 
-SPLICE = 4
-"""Fewest consecutive outputs returned as a slice of a loop's list."""
-
-
 def _segments(
-    live_out: Sequence[str], index: dict[str, int], owner: list[int], runs: list[_Run]
+    live_out: Sequence[str],
+    index: dict[str, int],
+    owner: list[int],
+    runs: list[_Run],
+    splice: int,
 ) -> dict[int, tuple[int, int, int, int, int]]:
     """Runs of consecutive outputs that are consecutive iterations of one loop's slot.
 
@@ -273,7 +257,7 @@ def _segments(
             step = at[k + 1][1] - q  # type: ignore[index]  # not None, as tested
             while step in (1, -1) and k + m < len(at) and at[k + m] == (o, q + step * m, r):
                 m += 1
-            if m >= SPLICE:
+            if m >= splice:
                 out[k] = (o, r, q, step, m)
         k += m
     return out
@@ -291,8 +275,8 @@ PROBES = 16
 """Places `_repeats_far` looks at."""
 
 
-def _repeats_far(windows: _Windows, movable: Sequence[bool]) -> bool:
-    """Whether forms at one of `PROBES` movable places come again over `MAX_PERIOD` on.
+def _repeats_far(windows: _Windows, movable: Sequence[bool], max_period: int) -> bool:
+    """Whether forms at one of `PROBES` movable places come again over ``max_period`` on.
 
     That is a long body repeating (not a short body many times over), which
     `sink` may let roll. Code that repeats nothing, or only short bodies (a
@@ -304,7 +288,7 @@ def _repeats_far(windows: _Windows, movable: Sequence[bool]) -> bool:
             continue
         found = list(islice(windows.periods(i), _LONG_CANDIDATES))
         # a multiple of a short nearest one is a short body's, many times over
-        if any(p > MAX_PERIOD and (p % found[0] or found[0] == p) for p in found):
+        if any(p > max_period and (p % found[0] or found[0] == p) for p in found):
             return True
     return False
 
@@ -377,6 +361,7 @@ def _best_run(
     runs: list[_Run],
     min_reps: int,
     min_statements: int,
+    options: Options,
     windows: _Windows | None = None,
 ) -> _Run | None:
     """The run from statement ``i`` covering most statements, if one is worth a loop.
@@ -391,26 +376,26 @@ def _best_run(
     best: _Run | None = None
     found: list[int] = []
     for p in _periods(i, nxt, n):
-        if p > MAX_PERIOD or i + min_reps * p > n:
+        if p > options.max_period or i + min_reps * p > n:
             break
         best = _try(i, p, best, found, forms, operands, owner, runs, min_reps, min_statements)
     if windows is None:
         return best
     if best is not None:  # code that rolls: look for long periods soon again
-        windows.skip = LONG_SKIP
+        windows.skip = options.long_skip
     if i < windows.after or (best is not None and best.count * best.period * 4 >= n - i):
         return best
     short = best
     for k, p in enumerate(windows.periods(i)):
         if k == _LONG_CANDIDATES or i + min_reps * p > n:
             break
-        if p > MAX_PERIOD:
+        if p > options.max_period:
             best = _try(i, p, best, found, forms, operands, owner, runs, min_reps, min_statements)
     if best is short:  # none here: skip ahead, twice as far each time in a row
         windows.after = i + windows.skip
         windows.skip = min(2 * windows.skip, LONG_PERIOD)
     else:
-        windows.skip = LONG_SKIP
+        windows.skip = options.long_skip
     return best
 
 
@@ -456,19 +441,23 @@ def _try(
 
 
 class _Windows:
-    """Where a statement's `WINDOW` forms come again, up to `LONG_PERIOD` later.
+    """Where a statement's `Options.window` forms come again, up to `LONG_PERIOD` later.
 
     The window's rarest form is followed along ``nxt`` (its next statements
     of that form), and each place is compared whole: a list comparison in C.
-    A position where no long run is found makes the next `LONG_SKIP`
+    A position where no long run is found makes the next `Options.long_skip`
     positions skip the search, twice as many after each further failure in
     a row: code with no long period costs little.
     """
 
-    __slots__ = ("_count", "_forms", "_next", "after", "skip")
+    __slots__ = ("_count", "_forms", "_next", "after", "skip", "width")
 
     def __init__(
-        self, forms: list[int], nxt: list[int], count: collections.Counter[int] | None = None
+        self,
+        forms: list[int],
+        nxt: list[int],
+        options: Options,
+        count: collections.Counter[int] | None = None,
     ) -> None:
         """``count``: how often each form occurs, if known (a reordering keeps it)."""
         self._forms = forms
@@ -476,21 +465,23 @@ class _Windows:
         self._count = collections.Counter(forms) if count is None else count
         self.after = 0
         """Positions before this skip the search (`_best_run` sets it when one found none)."""
-        self.skip = LONG_SKIP
+        self.skip = options.long_skip
+        self.width = options.window
         """How far the next search failing skips: doubled at each failure in a row."""
 
     def periods(self, i: int) -> Iterator[int]:
         """Distances from ``i`` to the next places its window starts again, nearest first."""
         forms, nxt, n = self._forms, self._next, len(self._forms)
-        if i + WINDOW > n:
+        width = self.width
+        if i + width > n:
             return
-        window = forms[i : i + WINDOW]
-        rare = min(range(i, i + WINDOW), key=lambda k: self._count[forms[k]])
-        last, mid, half = window[-1], window[WINDOW // 2], WINDOW // 2
+        window = forms[i : i + width]
+        rare = min(range(i, i + width), key=lambda k: self._count[forms[k]])
+        last, mid, half = window[-1], window[width // 2], width // 2
         j = nxt[rare]
         while j < n and j - rare <= LONG_PERIOD:
             start = j - (rare - i)
-            end = start + WINDOW
+            end = start + width
             # two forms first (most places fail there), then the whole window
             if (
                 end <= n

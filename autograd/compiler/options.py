@@ -1,0 +1,74 @@
+"""The compiler's thresholds, as one value: `jit(f, options=Options(...))`.
+
+Every threshold the compiler uses (budgets, chunk sizes, when loops are
+looked for, how batches are packed) lives here, tuned for CPython 3.11 on a
+laptop-class CPU (bench/README.md has the measurements). A test or an
+experiment passes its own `Options`; nothing patches module globals.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+
+@attrs.frozen(kw_only=True)
+class Options:
+    """Thresholds of one `jit`'s compiler; the defaults are what every `jit` uses.
+
+    >>> import autograd as ag
+    >>> from autograd.compiler.options import Options
+    >>> small = ag.jit(lambda x: x * x + 1.0, options=Options(chunk=1))
+    >>> small(3.0)
+    10.0
+    """
+
+    budget: int = 400_000
+    """Statements above which a graph is not compiled: its calls run eagerly (CPython
+    compiles about 10 us a statement)."""
+    trace_limit: int = 6_000_000
+    """Statements a scalar program may have before runs are rolled into loops (about 300
+    bytes each); `budget` applies to what is compiled after that."""
+    chunk: int = 20_000
+    """Statements per generated function: CPython compiles very long functions slowly."""
+    reroll_from: int = 2_000
+    """Programs from this many statements have their repeated runs rolled into loops."""
+    depth_gain: float = 0.1
+    """A wide program is rolled in depth order (a balanced sum's levels become runs) if
+    that leaves less than this fraction of its statements; else as traced."""
+    depth_always: bool = False
+    """Roll every program in depth order (`tests/jit_fuzz.py --depth`)."""
+    release_size: int = 1024
+    """Batches from this size on clear each register holding a dead array."""
+    loops_from: int = 2_000
+    """Fewest nodes a graph (and a run in it) has for runs to be rolled before statements
+    are written (`compiler.periods`); smaller runs are left to `reroll`."""
+    min_looped: int = 16
+    """Fewest iterations `compiler.periods` writes a loop for."""
+    probes: int = 8
+    """Windows of a graph's order searched for runs before the whole of it."""
+    probe_window: int = 2_048
+    """Nodes in such a window."""
+    min_reps: int = 4
+    """Fewest iterations `reroll` rolls a run of statements for."""
+    min_statements: int = 64
+    """Fewest statements (period times iterations) `reroll` rolls a run for."""
+    max_period: int = 256
+    """Longest loop body `reroll` looks for position by position."""
+    stride: int = 8
+    """Where no run starts, the next position `reroll` tries is this far on."""
+    window: int = 32
+    """Statements whose forms together find a long period (one data point's statements)."""
+    long_skip: int = 256
+    """Positions that skip the search for long periods after one where none was found."""
+    splice: int = 4
+    """Fewest consecutive outputs returned as a slice of a loop's list."""
+    sum_group: int = 262_144
+    """Per-example values (variables times examples) one statement sums over a batch: a 2 MB
+    stack. Small batches sum every variable in one statement (a NumPy call per statement is
+    the cost there); large ones in groups, as they complete (memory is). 0: one a statement."""
+    pack_elements: int = 2**17
+    """Elements one packed 2-d operation of a small batch holds (a cache's worth)."""
+
+
+DEFAULT = Options()
+"""What `jit` compiles with unless told otherwise."""
