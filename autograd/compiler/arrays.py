@@ -1,12 +1,13 @@
 """The NumPy dialect of generated code: one statement runs a whole batch at once.
 
 `jit` of a `vmap`ped function compiles the per-example program once; the
-statements that depend on a mapped argument are rewritten here to operate on
+statements that depend on a mapped argument operate on
 NumPy float64 arrays (one element per example), the rest stay float code.
-The rewrite is syntactic and small: each float helper becomes its array twin
-(`TWINS`), a conditional expression ``(a if c else b)`` becomes an element-wise
-select, ``c and d`` an element-wise ``and``, a guard checks every example.
-Arithmetic operators and comparisons mean the same on arrays.
+`codegen` writes those statements in this dialect from the start (the ops'
+forwards and rules run on `Sym` within `sym.arrays`): each float helper is
+called as its array twin (`twins`), a choice is an element-wise select
+(``np_select``), ``c and d`` an element-wise ``and``, a guard checks every
+example. Arithmetic operators and comparisons mean the same on arrays.
 
 Each twin gives the float helper's IEEE results element by element: the same
 bits where NumPy's function is correctly rounded (arithmetic, ``sqrt``,
@@ -21,7 +22,6 @@ here is called, and `vmap` loops over the examples.
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import functools
 import importlib.util
@@ -321,45 +321,6 @@ def twins() -> dict[str, object]:
     return out
 
 
-class _ToArrays(ast.NodeTransformer):
-    """Rewrite one float expression into its NumPy form (see the module docstring)."""
-
-    def __init__(self, helpers: Iterable[str], twins: Iterable[str]) -> None:
-        self.helpers = set(helpers)
-        self.twins = set(twins)
-
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        self.generic_visit(node)
-        if isinstance(node.func, ast.Name) and node.func.id in self.helpers:
-            name = f"np_{node.func.id}"
-            assert name in self.twins, f"every float helper has a twin, not {node.func.id}"
-            node.func = ast.Name(name, ast.Load())
-        return node
-
-    def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
-        self.generic_visit(node)
-        return _call("np_select", [node.test, node.body, node.orelse])
-
-    def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
-        self.generic_visit(node)
-        assert isinstance(node.op, ast.And), "generated code joins conditions with and only"
-        return _call("np_and", node.values)
-
-
-def _call(name: str, args: list[ast.expr]) -> ast.Call:
-    return ast.Call(ast.Name(name, ast.Load()), args, [])
-
-
-def to_arrays(exprs: list[str]) -> list[str]:
-    """The NumPy form of generated float expressions."""
-    rewriter = _ToArrays((name for name, fn in HELPERS.items() if callable(fn)), twins())
-    out = []
-    for expr in exprs:
-        tree = rewriter.visit(ast.parse(expr, mode="eval"))
-        out.append(ast.unparse(ast.fix_missing_locations(tree)))
-    return out
-
-
 def dialect(
     varying: Iterable[int],
     options: Options,
@@ -379,9 +340,7 @@ def dialect(
     _numpy()
     largest = max(sizes) if sizes else PACK_UPTO
     rows = options.pack_elements // largest if (packed or sizes) and largest <= PACK_UPTO else 0
-    return Dialect(
-        frozenset(varying), to_arrays, twins, dict(batch_of or {}), sizes, arrays, _index, rows
-    )
+    return Dialect(frozenset(varying), twins, dict(batch_of or {}), sizes, arrays, _index, rows)
 
 
 def packs(size: int) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import collections
+import contextlib
 import functools
 import itertools
 import math
@@ -40,7 +41,7 @@ from autograd.core.nodes import (
     kind_in_order,
     parents,
 )
-from autograd.core.sym import HELPERS, Sym, infix, literal, sym
+from autograd.core.sym import HELPERS, Sym, arrays, infix, literal, sym
 from autograd.walks import toposort
 
 
@@ -50,8 +51,6 @@ class Dialect:
 
     varying: frozenset[int]
     """Positions of the inputs that hold a batch (an array)."""
-    rewrite: Callable[[list[str]], list[str]]
-    """Float expressions to the batch's form."""
     helpers: Callable[[], dict[str, object]]
     """The globals the rewritten expressions call (``batch_sum(x, size)`` too)."""
     batch_of: dict[Node, int] = attrs.field(factory=dict)
@@ -144,6 +143,10 @@ class Program:
         self.names: dict[Node, str] = {x: f"a{i}" for i, x in enumerate(inputs)}
         self.input_nodes = list(inputs)
         self.input_names = [f"a{i}" for i in range(len(inputs))]
+        self.varying: set[str] = (
+            {self.input_names[i] for i in batch.varying} if batch is not None else set()
+        )
+        """In a batch, the names holding arrays: its varying inputs, and what reads them."""
         self.consts: dict[bytes, str] = {}
         self.seed: str | None = None
         """The seed cotangent 1.0's name: a product with it is the other factor (`Sym.unit`)."""
@@ -183,9 +186,20 @@ class Program:
             )
 
     def emit(self, target: str, expr: str, uses: tuple[str, ...], form: object = None) -> None:
-        """Append a statement; ``form``: the shared `_Form` it was written from, if any."""
+        """Append a statement; ``form``: the shared `_Form` it was written from, if any.
+
+        In a batch, a statement that reads an array holds one (`varying`), but a
+        reduction (a sum over the batch), which is one number again.
+        """
         self.stmts.append((target, expr, uses))
         self.written.append(form)
+        varying = self.varying
+        if varying and target not in self.reductions and not varying.isdisjoint(uses):
+            varying.add(target)
+
+    def _batched(self, names: Sequence[str]) -> bool:
+        """Whether code reading ``names`` runs over a batch: written in its NumPy dialect."""
+        return bool(self.varying) and not self.varying.isdisjoint(names)
 
     def forward(self, outputs: Sequence[Node]) -> None:
         """Statements computing every node the outputs depend on, inputs first."""
@@ -488,17 +502,21 @@ class Program:
             case _ if self.batch_of and is_batch_sum(node):
                 x = parents(node)[0]  # a batch's value: vmap makes a BatchedList of nothing else
                 o = self.names[x]
-                self.emit(v, f"batch_sum({o}, {self.sizes[self.batch_of[x] - 1]})", (o,))
                 self.reductions.add(v)
+                self.emit(v, f"batch_sum({o}, {self.sizes[self.batch_of[x] - 1]})", (o,))
             case _:
                 key, names = self._operands(node, ins, None, own=False)
+                batched = self._batched(names)
+                if batched:
+                    key = (*key, batched)
                 form = self._forward_forms.get(key)
                 if form is None:
                     xs = [self._sym(x) for x in ins]
-                    if node in self.floats:  # Python's float arithmetic, with IEEE results
-                        src = cast(Op, node).float_source(xs)  # not a Leaf or Const: an Op
-                    else:
-                        src = self._as_eager(node)[0].forward_source(xs)
+                    with arrays() if batched else contextlib.nullcontext():
+                        if node in self.floats:  # Python's float arithmetic, with IEEE results
+                            src = cast(Op, node).float_source(xs)  # not a Leaf or Const: an Op
+                        else:
+                            src = self._as_eager(node)[0].forward_source(xs)
                     try:
                         form = self._forward_forms[key] = _form(src.src, src.uses, names)
                     except KeyError:  # it reads a name not among `names`: written each time
@@ -586,7 +604,8 @@ class Program:
             self.forward([x, y])
         for op, x, y, outcome in guards:
             test = infix(self._sym(x), COMPARE_SYMBOLS[op], self._sym(y))
-            self.emit(f"g{len(self.stmts)}", f"check_guard({test.src}, {outcome})", test.uses)
+            check = "np_check_guard" if self._batched(test.uses) else "check_guard"
+            self.emit(f"g{len(self.stmts)}", f"{check}({test.src}, {outcome})", test.uses)
 
     def backward(self, root: Node, wrt: Sequence[Node]) -> list[str]:
         """Statements for the cotangents of ``wrt``, in the eager sweep's order.
@@ -774,10 +793,10 @@ class Program:
                 continue
             per_example = [self.vcot.pop((x, b)) for x in keys]
             totals = f"g{len(self.stmts)}"
+            self.reductions.add(totals)
             self.emit(
                 totals, f"batch_sums(({', '.join(per_example)},), {size})", tuple(per_example)
             )
-            self.reductions.add(totals)
             for i, x in enumerate(keys):
                 self._add_sum(x, f"{totals}[{i}]", (totals,), cot)
 
@@ -797,8 +816,8 @@ class Program:
     def _add_sum(self, x: Node, expr: str, uses: tuple[str, ...], cot: dict[Node, str]) -> None:
         """Add a sum over a batch (one number: a reduction) to the rest of ``x``'s cotangent."""
         total = f"g{len(self.stmts)}"
-        self.emit(total, expr, uses)
         self.reductions.add(total)
+        self.emit(total, expr, uses)
         prev = cot.get(x)
         if prev is None:
             cot[x] = total
@@ -852,13 +871,16 @@ class Program:
         """
         key, names = self._operands(node, ins, g, own=node in self.names)
         unit = g == self.seed
-        if unit:
-            key = (*key, unit)
+        batched = self._batched(names)
+        if unit or batched:
+            key = (*key, unit, batched)
         forms = self._rule_forms.get(key)
         if forms is None:
             eager, syms = self._as_eager(node)
             gs = Sym(g, (g,), unit=unit)
-            outs = [None if o is None else sym(o) for o in eager.vjp(gs, syms.__getitem__)]
+            with arrays() if batched else contextlib.nullcontext():
+                rule = eager.vjp(gs, syms.__getitem__)
+            outs = [None if o is None else sym(o) for o in rule]
             code = [None if o is None else (o.src, o.uses) for o in outs]  # a constant: a literal
             try:
                 forms = self._rule_forms[key] = [
@@ -890,7 +912,7 @@ class Program:
             namespace_extra["interleaved"] = interleaved
         spliced = self._element_returns(names)  # what a lone chunk returns
         if self.batch is not None:
-            namespace_extra, varying = self._rewrite(self.batch)
+            namespace_extra, varying = self.batch.helpers(), set(self.varying)
             if self.batch.index is not None and self.batch.pack_rows >= pack.MIN_ROWS:
                 self.stmts, packed = pack.pack(
                     self.stmts, varying, names, self.batch.index, self.batch.pack_rows
@@ -1064,22 +1086,6 @@ class Program:
             out[name] = namespace.pop(name)
             self.sources.append(src)
         return out
-
-    def _rewrite(self, batch: Dialect) -> tuple[dict[str, object], set[str]]:
-        """Rewrite the statements that read a varying input to the batch dialect.
-
-        Returns the globals they read, and the names holding arrays.
-        """
-        varying = {self.input_names[i] for i in batch.varying}
-        rows = []
-        for i, (target, _, uses) in enumerate(self.stmts):
-            if target not in self.reductions and any(u in varying for u in uses):
-                varying.add(target)
-                rows.append(i)
-        for i, expr in zip(rows, batch.rewrite([self.stmts[i][1] for i in rows]), strict=True):
-            target, _, uses = self.stmts[i]
-            self.stmts[i] = (target, expr, uses)
-        return batch.helpers(), varying
 
 
 def _static(node: Node) -> tuple[object, ...]:

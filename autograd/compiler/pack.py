@@ -82,8 +82,9 @@ def pack(
     level = depths(stmts)
     arrays = {x for x in varying if x not in producer}  # the inputs that are arrays
     shapes: list[_Shaped | None] = []
+    memo: dict[tuple[str, tuple[bool, ...]], tuple[bool | None, frozenset[int]]] = {}
     for t, e, _ in stmts:
-        shaped = _shape(e, varying, arrays) if t in varying else None
+        shaped = _shape(e, varying, arrays, memo) if t in varying else None
         if shaped is not None:
             arrays.add(t)
         shapes.append(shaped)
@@ -199,7 +200,12 @@ def _packable(members: list[_Shaped]) -> bool:
     return all(all(m[1][f] == first[f] for m in members) for f in members[0][2])
 
 
-def _shape(expr: str, varying: Collection[str], arrays: set[str]) -> _Shaped | None:
+def _shape(
+    expr: str,
+    varying: Collection[str],
+    arrays: set[str],
+    memo: dict[tuple[str, tuple[bool, ...]], tuple[bool | None, frozenset[int]]],
+) -> _Shaped | None:
     """What packing needs to know of a statement; None if it cannot be packed.
 
     A statement is packed only if it surely gives an array (``arrays``: the
@@ -207,21 +213,23 @@ def _shape(expr: str, varying: Collection[str], arrays: set[str]) -> _Shaped | N
     would give an array of it. The fields it returns must read one value
     for all rows: those inside a call that has no array among its arguments
     (a float helper of ``math``, where a column would call NumPy's twin).
+    Statements equal up to names, with arrays in the same places, have the
+    same answer: ``memo`` keeps it, so each such form is parsed once.
     """
-    try:
-        tree = ast.parse(expr, mode="eval").body
-    except SyntaxError:  # pragma: no cover - generated code parses
-        return None
     names = list(dict.fromkeys(NAME.findall(expr)))
     at = {x: i for i, x in enumerate(names)}
-    fixed: set[int] = set()
-    surely = _surely(tree, arrays, at, fixed)
-    if surely is not True:
-        return None
     escaped = expr.replace("{", "{{").replace("}", "}}")
     fmt = NAME.sub(lambda m: f"{{{at[m[0]]}}}", escaped)
+    key = (fmt, tuple([x in arrays for x in names]))
+    known = memo.get(key)
+    if known is None:
+        fixed: set[int] = set()
+        surely = _surely(ast.parse(expr, mode="eval").body, arrays, at, fixed)
+        known = memo[key] = (surely, frozenset(fixed))
+    if known[0] is not True:
+        return None
     kinds = tuple([x in arrays or (x in varying) * 2 for x in names])
-    return (fmt, kinds), names, frozenset(fixed)
+    return (fmt, kinds), names, known[1]
 
 
 def _surely(node: ast.expr, arrays: set[str], at: dict[str, int], fixed: set[int]) -> bool | None:

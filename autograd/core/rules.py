@@ -36,7 +36,7 @@ from autograd.core.base import (
 from autograd.core.context import trace_state
 from autograd.core.define import BUILD1
 from autograd.core.floats import div_float, pow_float, pow_scalar_float
-from autograd.core.sym import Sym, call, infix, select
+from autograd.core.sym import Sym, call, in_arrays, infix, select
 
 if TYPE_CHECKING:
     from autograd.core.more_ops import Compare, Where
@@ -342,6 +342,8 @@ def both(c: Cond, d: Cond) -> Cond:
     if type(d) is bool:
         return c if d else False
     if isinstance(c, Sym) or isinstance(d, Sym):
+        if in_arrays():  # a batched program's conditions are arrays: element-wise
+            return Sym(f"np_and({_cond_src(c)}, {_cond_src(d)})", _uses(c) + _uses(d))
         return Sym(f"({_cond_src(c)} and {_cond_src(d)})", _uses(c) + _uses(d))
     return base._mul(cast(_Arith, c), cast(_Arith, d))  # 1.0 * 1.0: both hold
 

@@ -12,9 +12,11 @@ expression tested when the code runs.
 
 from __future__ import annotations
 
+import contextlib
 import keyword
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 
 HELPERS: dict[str, object] = {"inf": math.inf, "nan": math.nan}
 """The globals generated code may call: the float helpers a rule or forward names."""
@@ -65,6 +67,31 @@ def forget_helper(fn: Callable[..., float]) -> None:
     name = _NAMES.pop(fn, None)
     if name is not None:
         del HELPERS[name]
+
+
+_arrays: ContextVar[bool] = ContextVar("autograd_sym_arrays", default=False)
+"""Whether code being written is in the NumPy dialect (`arrays`)."""
+
+
+@contextlib.contextmanager
+def arrays() -> Iterator[None]:
+    """Within, code is written in the NumPy dialect of a batched program.
+
+    Each helper call is its array twin (``np_tanh``, which calls the float
+    helper on floats), a choice is an element-wise select (``np_select``),
+    and a conjunction an element-wise ``and`` (``np_and``); arithmetic and
+    comparisons mean the same on arrays. `compiler.arrays` defines the twins.
+    """
+    token = _arrays.set(True)
+    try:
+        yield
+    finally:
+        _arrays.reset(token)
+
+
+def in_arrays() -> bool:
+    """Whether code is being written in the NumPy dialect (`arrays`)."""
+    return _arrays.get()
 
 
 def literal(c: float) -> str:
@@ -150,10 +177,15 @@ def call(fn: Callable[..., float], *args: float | Sym) -> Sym:
     """``fn(args)`` in generated code; ``fn`` is a float helper."""
     syms = [sym(a) for a in args]
     uses = tuple(u for s in syms for u in s.uses)
-    return Sym(f"{helper(fn)}({', '.join(s.src for s in syms)})", uses)
+    name = helper(fn)
+    if _arrays.get():
+        name = "np_" + name
+    return Sym(f"{name}({', '.join(s.src for s in syms)})", uses)
 
 
 def select(c: Sym, a: float | Sym, b: float | Sym) -> Sym:
     """``(a if c else b)``: only the chosen branch runs."""
     x, y = sym(a), sym(b)
+    if _arrays.get():
+        return Sym(f"np_select({c.src}, {x.src}, {y.src})", c.uses + x.uses + y.uses)
     return Sym(f"({x.src} if {c.src} else {y.src})", c.uses + x.uses + y.uses)
