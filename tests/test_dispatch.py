@@ -320,7 +320,7 @@ def test_a_long_program_runs_as_its_own_function(monkeypatch: pytest.MonkeyPatch
     assert last is not None
     assert "_PROGRAM" in cast("Callable[..., object]", last[0]).__code__.co_names
     assert f({"w1": 4.0, "w2": 5.0}) == ag.value_and_grad(loss)({"w1": 4.0, "w2": 5.0})
-    assert _jit._caches[f].entries[next(iter(_jit._caches[f].entries))].source is None
+    assert _jit._caches[f].entries[next(iter(_jit._caches[f].entries))].chunk is None
 
 
 # ---- static arguments on the fast path ----

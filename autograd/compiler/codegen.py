@@ -154,7 +154,8 @@ class Program:
         self.stmts: list[Stmt] = []
         self.orders: dict[Node, list[tuple[Node, tuple[Node, ...]]]] = {}
         self.sources: list[str] = []  # the generated chunks, once linked (for tests and debugging)
-        self.lone: str | None = None  # the source of the program, once linked, if one chunk
+        self.lone: Chunk | None = None  # the program, once linked, if one chunk
+        self.reads_r = False  # whether a statement passes R whole (a loop reads inputs' slices)
         self.written: list[object] = []  # per statement: the shared form it came from, or None
         self.spans: list[tuple[int, int]] = []  # the statements `forward` wrote (`orders.sink`)
         self._forward_forms: dict[tuple[object, ...], _Form] = {}  # see `_operands`
@@ -373,6 +374,7 @@ class Program:
         )
         call = f"g{len(self.stmts)}"
         args = list(loop.params)  # names, and R: the inputs (`link`: always R's first items)
+        self.reads_r = self.reads_r or "R" in args
         uses = tuple(dict.fromkeys(u for a in args for u in NAME.findall(a)))
         self.emit(call, f"{loop.name}({', '.join(args)})", uses)
         self.loops[loop.name] = loop.write  # once the backward sweep chose what it keeps
@@ -741,6 +743,7 @@ class Program:
         self.loops[back.name] = functools.partial(back.write, finals)
         target = f"g{len(self.stmts)}"
         args = list(back.params)
+        self.reads_r = self.reads_r or "R" in args
         uses = tuple(dict.fromkeys(u for a in args for u in NAME.findall(a)))
         self.emit(target, f"{back.name}({', '.join(args)})", uses)
         template = [name for name, _, _ in stmts(t)]
@@ -940,6 +943,7 @@ class Program:
                     movable[start:end] = [True] * (end - start)
                 rolled = reroll.reroll(self.stmts, spliced, HELPERS, self.written, movable, opts)
             self.stmts = rolled.stmts
+            self.reads_r = self.reads_r or rolled.reads_r
             namespace_extra.update(rolled.loops)
             self.sources += rolled.sources
             if len(self.stmts) <= per_chunk:
@@ -975,6 +979,7 @@ class Program:
         home = {t: ci for ci, chunk in enumerate(chunks) for t, _, _ in chunk}
         if len(chunks) == 1:
             returns = _input_runs(returns, len(self.input_names))
+            self.reads_r = self.reads_r or any(r.startswith("*R[") for r in returns)
         loads = [_loads(chunk, returns if len(chunks) == 1 else ()) for chunk in chunks]
         stores: list[dict[str, None]] = [{} for _ in chunks]
         for name in (n for chunk_loads in loads for n in chunk_loads):
@@ -990,7 +995,7 @@ class Program:
         # a dead array of a large batch is memory to give back; small ones are not worth a `del`
         release = max(self.sizes, default=0) >= opts.release_size
         for ci, chunk in enumerate(chunks):
-            src = _chunk_source(
+            written = _chunk(
                 ci,
                 chunk,
                 loads[ci],
@@ -1000,8 +1005,9 @@ class Program:
                 literals,
                 release,
             )
+            src = written.source()
             self.sources.append(src)
-            self.lone = src if len(chunks) == 1 else None
+            self.lone = attrs.evolve(written, reads_r=self.reads_r) if len(chunks) == 1 else None
             namespace = {
                 **HELPERS,
                 **namespace_extra,
@@ -1203,7 +1209,37 @@ def _loads(chunk: list[Stmt], returns: Sequence[str]) -> list[str]:
     return [u for u in used if u not in own]
 
 
-def _chunk_source(
+@attrs.frozen
+class Chunk:
+    """One generated function, ``def chunk{index}(R)``, as data.
+
+    `source` renders it; a call's fast path (`dispatch.fast_path`) writes its
+    statements into its own body.
+    """
+
+    index: int
+    loads: tuple[tuple[str, int | str], ...]
+    """Registers set first: each from ``R[slot]`` (an int), or a constant's literal (a str)."""
+    body: tuple[str, ...]
+    """The statements, one a line, unindented: ``r1 = (r0 * r0)``, ``del r3``."""
+    stores: tuple[tuple[int, str], ...]
+    """``R[slot] = register`` at the end: values a later chunk reads."""
+    returns: str | None
+    """What a lone chunk returns, a tuple's text (``(r1, r0, )``); None for the others."""
+    reads_r: bool = False
+    """Whether a statement or the return reads ``R`` whole (loops read slices of the inputs)."""
+
+    def source(self) -> str:
+        """The function's text, as compiled."""
+        lines = [f"    {r} = {f'R[{at}]' if type(at) is int else at}" for r, at in self.loads]
+        lines += [f"    {line}" for line in self.body]
+        lines += [f"    R[{at}] = {r}" for at, r in self.stores]
+        if self.returns is not None:
+            lines.append(f"    return {self.returns}")
+        return f"def chunk{self.index}(R):\n" + "\n".join(lines or ["    pass"])
+
+
+def _chunk(
     ci: int,
     chunk: list[Stmt],
     loads: list[str],
@@ -1212,8 +1248,8 @@ def _chunk_source(
     slots: dict[str, int],
     literals: dict[str, str],
     release: bool = False,
-) -> str:
-    """``def chunk{ci}(R)``: load from R, run the statements, store to R; a lone chunk returns.
+) -> Chunk:
+    """Chunk ``ci``: load from R, run the statements, store to R; a lone chunk returns.
 
     A constant in ``literals`` is loaded from its literal instead of from R.
     With ``release``, a register whose value is dead and that the next
@@ -1223,15 +1259,17 @@ def _chunk_source(
     read = [u for r in returns or () for u in NAME.findall(r)]
     reg = _registers(chunk, loads, [*stores, *read], dead)
     rename = functools.partial(_rename, reg)
-    body = [f"    {reg[u]} = {literals[u] if u in literals else f'R[{slots[u]}]'}" for u in loads]
+    loaded = tuple([(reg[u], literals[u] if u in literals else slots[u]) for u in loads])
+    body: list[str] = []
     for i, (t, e, _) in enumerate(chunk):
-        body.append(f"    {reg[t]} = {NAME.sub(rename, e)}")
+        body.append(f"{reg[t]} = {NAME.sub(rename, e)}")
         if release and dead[i]:
-            body.append(f"    del {', '.join(dead[i])}")
-    body += [f"    R[{slots[s]}] = {reg[s]}" for s in stores]
+            body.append(f"del {', '.join(dead[i])}")
+    stored = tuple([(slots[s], reg[s]) for s in stores])
+    returned = None
     if returns is not None:
-        body.append(f"    return ({''.join(NAME.sub(rename, o) + ', ' for o in returns)})")
-    return f"def chunk{ci}(R):\n" + "\n".join(body or ["    pass"])
+        returned = f"({''.join(NAME.sub(rename, o) + ', ' for o in returns)})"
+    return Chunk(ci, loaded, tuple(body), stored, returned)
 
 
 def _rename(reg: dict[str, str], m: re.Match[str]) -> str:

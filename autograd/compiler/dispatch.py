@@ -22,11 +22,11 @@ Python call instead of three and builds no list of inputs.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Iterator
 from itertools import count
 from typing import Final
 
+from autograd.compiler.codegen import Chunk
 from autograd.compiler.keys import BITS
 
 Checker = Callable[[tuple[object, ...]], list[float] | None]
@@ -61,9 +61,6 @@ MISS: Final = _Miss()
 Fast = Callable[[tuple[object, ...]], object]
 """A call's arguments to its result, or `MISS` (`fast_path`)."""
 
-_LOAD = re.compile(r"    (r[0-9]+) = R\[([0-9]+)\]")
-"""A generated program's line reading input ``R[i]`` into a register (`codegen`)."""
-
 
 class _Unsupported(Exception):
     """A structure the checker does not write (keys that are not strings, arrays, ...)."""
@@ -78,7 +75,7 @@ def checker(shapes: tuple[object, ...]) -> Checker | None:
     written = _check_lines(shapes)
     if written is None:
         return None
-    lines, outs, consts = written
+    lines, outs, consts, _ = written
     lines.append(f"    return [{', '.join(outs)}]")
     return _compiled("check", lines, consts)  # type: ignore[return-value]  # its lines say so
 
@@ -87,27 +84,27 @@ def fast_path(
     shapes: tuple[object, ...],
     program: Callable[[list[float]], tuple[float, ...]],
     finish: Callable[[tuple[float, ...]], object] | None,
-    source: str | None = None,
+    chunk: Chunk | None = None,
     static: Collection[int] = (),
 ) -> Fast | None:
     """One function for a call with arguments of structure ``shapes``.
 
     It returns ``finish(program(floats))`` (``finish`` None: the program's
     result itself), with ``floats`` the arguments' leaves as `checker` finds
-    them, or `MISS` for arguments of any other structure. ``source``, if
-    given, is ``program``'s own text (a generated ``def chunk0(R):`` reading
-    its inputs from ``R``): up to `FUSE_LINES` lines, its statements become
-    the function's body. The arguments at ``static`` must be the very
-    values their shapes key (`keys.static_key`): a ``str``, ``int``,
-    ``bool`` or ``None`` equal to it, a ``float`` with its bits. None if no
-    check is written for ``shapes`` (another kind of static value, say).
+    them, or `MISS` for arguments of any other structure. ``chunk``, if
+    given, is ``program`` as data (`codegen.Chunk`, reading its inputs from
+    ``R``): up to `FUSE_LINES` statements, they become the function's body.
+    The arguments at ``static`` must be the very values their shapes key
+    (`keys.static_key`): a ``str``, ``int``, ``bool`` or ``None`` equal to
+    it, a ``float`` with its bits. None if no check is written for
+    ``shapes`` (another kind of static value, say).
     """
     written = _check_lines(shapes, static)
     if written is None:
         return None
-    lines, outs, consts = written
+    lines, outs, consts, local = written
     lines = [f"        return {_MISS}" if line == _NONE else line for line in lines]
-    fused = _fused(lines, outs, consts, program, finish, source)
+    fused = _fused(lines, outs, consts, local, program, finish, chunk)
     if fused is not None:
         return fused
     lines.append(f"    return {_FIN}({_PROGRAM}([{', '.join(outs)}]))")
@@ -122,9 +119,9 @@ _MISS, _FIN, _PROGRAM = "_MISS", "_FIN", "_PROGRAM"
 """Globals of a `fast_path` function: `MISS`, the finish, the program."""
 
 
-def fusable(source: str | None) -> str | None:
-    """``source`` if it is short enough to be written into a call's check (`FUSE_LINES`)."""
-    return source if source is not None and source.count("\n") <= FUSE_LINES else None
+def fusable(chunk: Chunk | None) -> Chunk | None:
+    """``chunk`` if it is short enough to be written into a call's check (`FUSE_LINES`)."""
+    return chunk if chunk is not None and len(chunk.body) <= FUSE_LINES else None
 
 
 def _identity(out: tuple[float, ...]) -> object:
@@ -135,46 +132,40 @@ def _fused(
     lines: list[str],
     outs: list[str],
     consts: dict[str, object],
+    local: set[str],
     program: Callable[[list[float]], tuple[float, ...]],
     finish: Callable[[tuple[float, ...]], object] | None,
-    source: str | None,
+    chunk: Chunk | None,
 ) -> Fast | None:
-    """The check's ``lines`` followed by the statements of ``program``'s ``source``.
+    """The check's ``lines`` followed by the statements of ``chunk`` (``program`` as data).
 
-    The program's loads of its inputs read the check's names instead (or, if
-    ``R`` is read anywhere else, ``R`` is built from them); its return is
-    wrapped in ``finish``. None if there is no source, it is too long, or it
-    is not of the shape `codegen` writes for a lone chunk.
+    The chunk's loads of its inputs read the check's names instead (or, if
+    ``R`` is read whole, ``R`` is built from them); its return is wrapped in
+    ``finish``. None if there is no chunk, it is too long, or it does not
+    return (one of several chunks).
     """
-    if source is None or fusable(source) is None:
+    if chunk is None or fusable(chunk) is None or chunk.returns is None or chunk.index != 0:
         return None
-    head, *body = source.split("\n")
     namespace = getattr(program, "__globals__", None)
-    if head != "def chunk0(R):" or not body or namespace is None:
+    if namespace is None:
         return None
-    ret = body.pop()
-    if not (ret.startswith("    return (") and ret.endswith(")")):
-        return None
-    mine = {
-        "args",
-        _MISS,
-        _FIN,
-        *consts,
-        *re.findall(r"\b(?:a|_[fvskt])[0-9]+\b", "\n".join(lines)),
-    }
+    mine = {"args", _MISS, _FIN, *consts, *local}
     if any(name in namespace for name in mine):  # a helper of the program would be shadowed
         return None
-    loads = {i: m for i, m in enumerate(map(_LOAD.fullmatch, body)) if m is not None}
-    rest = "\n".join([*(line for i, line in enumerate(body) if i not in loads), ret])
-    if re.search(r"\bR\b", rest) or any(o.startswith("*") for o in outs):
-        lines.append(f"    R = [{', '.join(outs)}]")  # R is read as a list: make one
+    body: list[str] = []
+    if chunk.reads_r or any(o.startswith("*") for o in outs):
+        body.append(f"    R = [{', '.join(outs)}]")  # R is read as a list: make one
+        body += [f"    {r} = {f'R[{at}]' if type(at) is int else at}" for r, at in chunk.loads]
     else:
-        for i, m in loads.items():
-            if int(m[2]) >= len(outs):  # not one of the inputs: leave it to the program
+        for r, at in chunk.loads:
+            if type(at) is int and at >= len(outs):  # not one of the inputs: left to R
                 return None
-            body[i] = f"    {m[1]} = {outs[int(m[2])]}"
+            body.append(f"    {r} = {outs[at] if type(at) is int else at}")
     lines += body
-    lines.append(f"    return {_FIN}({ret[len('    return ') :]})" if finish else ret)
+    lines += [f"    {line}" for line in chunk.body]
+    if chunk.stores:  # a lone chunk stores nothing: it returns
+        return None
+    lines.append(f"    return {_FIN}({chunk.returns})" if finish else f"    return {chunk.returns}")
     ns = {**namespace, **consts, _MISS: MISS}
     if finish is not None:
         ns[_FIN] = finish
@@ -183,12 +174,12 @@ def _fused(
 
 def _check_lines(
     shapes: tuple[object, ...], static: Collection[int] = ()
-) -> tuple[list[str], list[str], dict[str, object]] | None:
+) -> tuple[list[str], list[str], dict[str, object], set[str]] | None:
     """The lines of a check of ``shapes`` (`checker`): they return None for other arguments.
 
-    Also the expressions of the leaves found, and the constants the lines
-    read. None if `checker` writes no check for ``shapes``. The arguments at
-    ``static`` are static (`fast_path`).
+    Also the expressions of the leaves found, the constants the lines read,
+    and the local names they set. None if `checker` writes no check for
+    ``shapes``. The arguments at ``static`` are static (`fast_path`).
     """
     lines: list[str] = [f"    if len(args) != {len(shapes)}:", _NONE]
     outs: list[str] = []
@@ -207,7 +198,9 @@ def _check_lines(
         return None
     if len(lines) > MAX_LINES:
         return None
-    return lines, outs, consts
+    made = next(counter)  # the locals are a0, a1, ... and one name for each count before
+    local = {*names, *(f"_{kind}{i}" for kind in "fvskt" for i in range(made))}
+    return lines, outs, consts, local
 
 
 def _compiled(name: str, lines: list[str], namespace: dict[str, object]) -> Fast:

@@ -32,6 +32,7 @@ from autograd.compiler import collector, equations
 from autograd.compiler.arrays import HAVE_NUMPY, as_batch, column, dialect, packs, quiet
 from autograd.compiler.batched import BatchTrace
 from autograd.compiler.codegen import (
+    Chunk,
     Dialect,
     ExternalNodeError,
     GraphTooBigError,
@@ -406,8 +407,8 @@ class _Cache:
             return
         if not entry.checked:
             finish = None if entry.finish is _flat else entry.finish
-            entry.fast = fast_path(shapes, entry.program, finish, entry.source, static)
-            entry.checked, entry.source = True, None  # compiled: its text is not needed again
+            entry.fast = fast_path(shapes, entry.program, finish, entry.chunk, static)
+            entry.checked, entry.chunk = True, None  # compiled: its statements are not needed again
         if entry.fast is not None:
             self.last = (entry.fast, entry)
 
@@ -551,13 +552,13 @@ class _Entry:
         program: _Program | None,
         finish: _Finish,
         batched: bool = False,
-        source: str | None = None,
+        chunk: Chunk | None = None,
     ) -> None:
         self.program = program
         self.finish = finish
         self.batched = batched  # a vmap inside ran as one batch
         self.expand = False  # arrays among the arguments are passed as their floats
-        self.source = fusable(source)  # ``program``'s text, if one short generated function
+        self.chunk = fusable(chunk)  # ``program`` as data, if one short generated function
         self.fast: Fast | None = None  # `_Cache.remember`'s checked call of the structure
         self.checked = False  # whether `fast` was written (None: `dispatch` cannot)
 
@@ -911,7 +912,7 @@ def _compile_plain(
         it = iter(out)
         return unflatten(tree, [next(it) if x is _OUT else lift(x) for x in fixed])
 
-    return _Entry(run, finish, source=program.lone if run is linked else None)
+    return _Entry(run, finish, chunk=program.lone if run is linked else None)
 
 
 def _compile_grad(
@@ -939,13 +940,13 @@ def _compile_grad(
     linked = program.link(names)
     _record(program, aux_nodes, root, wrt, state)
     run = _as_lists(linked, sizes)
-    source = program.lone if run is linked else None
+    chunk = program.lone if run is linked else None
     computed = root is not None  # the closure below must not keep the trace's root alive
     const_value = float(out) if not isinstance(out, _Arith) else 0.0
 
     pair = vg.name == "value_and_grad"
     if vg.single and computed and not vg.has_aux:  # one gradient, no aux: the common case
-        return _Entry(run, _finish_one(trees[nums[0]], pair), source=source)
+        return _Entry(run, _finish_one(trees[nums[0]], pair), chunk=chunk)
 
     def finish(flat_out: tuple[float, ...], lift: Callable[[object], object] = _same) -> object:
         it = iter(flat_out)
@@ -957,7 +958,7 @@ def _compile_grad(
             return ((v, a), g) if vg.name == "value_and_grad" else (g, a)
         return (v, g) if vg.name == "value_and_grad" else g
 
-    return _Entry(run, finish, source=source)
+    return _Entry(run, finish, chunk=chunk)
 
 
 def _finish_one(tree: TreeDef, pair: bool) -> Callable[..., object]:

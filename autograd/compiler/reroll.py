@@ -82,7 +82,7 @@ class _Run:
 class Rolled:
     """What `reroll` made: the statements, the loops they call, and how outputs are read."""
 
-    __slots__ = ("loops", "returns", "sources", "spliced", "stmts")
+    __slots__ = ("loops", "reads_r", "returns", "sources", "spliced", "stmts")
 
     def __init__(self, stmts: list[Stmt], loops: dict[str, object], sources: list[str]) -> None:
         self.stmts = stmts
@@ -90,6 +90,7 @@ class Rolled:
         self.sources = sources
         self.returns: list[str] = []  # the outputs, a run of them read as a list's slice
         self.spliced: list[Stmt] = []  # statements setting those outputs' names, one each
+        self.reads_r = False  # whether a loop's call passes R whole (it reads inputs' slices)
 
 
 def reroll(
@@ -156,6 +157,7 @@ def reroll(
     out: list[Stmt] = []
     loops: dict[str, object] = {}
     sources: list[str] = []
+    reads_r = False
     i = 0
     while i < n:
         o = owner[i]
@@ -170,6 +172,7 @@ def reroll(
         loops[f"loop{o}"] = namespace.pop(f"loop{o}")
         sources.append(src)
         uses = tuple(dict.fromkeys(u for a in args for u in NAME.findall(a)))
+        reads_r = reads_r or "R" in args
         out.append((f"l{o}", f"loop{o}({', '.join(args)})", uses))
         lists, finals = sorted(run.stored), sorted(run.finals)
         for j in unpack[o]:
@@ -181,6 +184,7 @@ def reroll(
             out.append((stmts[j][0], expr, (f"l{o}",)))
         i = run.start + run.period * run.count
     rolled = Rolled(out, loops, sources)
+    rolled.reads_r = reads_r
     k = 0
     while k < len(live_out):
         if k not in segments:
