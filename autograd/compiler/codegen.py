@@ -914,16 +914,21 @@ class Program:
         if self.elements:
             namespace_extra["interleaved"] = interleaved
         spliced = self._element_returns(names)  # what a lone chunk returns
+        returns = spliced  # what a lone chunk returns: names, or a run of them as a slice
+        opts = self.options
+        per_chunk = opts.chunk
         if self.batch is not None:
             namespace_extra, varying = self.batch.helpers(), set(self.varying)
+            if len(self.stmts) >= opts.reroll_from:  # runs over arrays (a chain's steps) roll
+                helpers = {**HELPERS, **namespace_extra}  # the loops call the array twins
+                looped = reroll.reroll(self.stmts, spliced, helpers, self.written, None, opts)
+                returns = self._adopt(looped, namespace_extra, returns)
             if self.batch.index is not None and self.batch.pack_rows >= pack.MIN_ROWS:
+                # what is left straight: its parallel statements packed (a loop's call is not)
                 self.stmts, packed = pack.pack(
                     self.stmts, varying, names, self.batch.index, self.batch.pack_rows
                 )
                 namespace_extra.update(packed)
-        returns = spliced  # what a lone chunk returns: names, or a run of them as a slice
-        opts = self.options
-        per_chunk = opts.chunk
         if self.batch is None and len(self.stmts) >= opts.reroll_from:
             rolled = None
             order = orders.by_depth(self.stmts, force=opts.depth_always)
@@ -942,15 +947,7 @@ class Program:
                 for start, end in self.spans:
                     movable[start:end] = [True] * (end - start)
                 rolled = reroll.reroll(self.stmts, spliced, HELPERS, self.written, movable, opts)
-            self.stmts = rolled.stmts
-            self.reads_r = self.reads_r or rolled.reads_r
-            namespace_extra.update(rolled.loops)
-            self.sources += rolled.sources
-            if len(self.stmts) <= per_chunk:
-                returns = rolled.returns
-            else:  # outputs cross chunks in R by name; one a statement reads is set already
-                defined = {t for t, _, _ in self.stmts}
-                self.stmts += [st for st in rolled.spliced if st[0] not in defined]
+            returns = self._adopt(rolled, namespace_extra, returns)
         if len(self.stmts) > per_chunk:  # so do a loop's list's items
             for name in dict.fromkeys(n for n in names if n in self.elements):
                 if name not in self._unpacked:
@@ -1019,6 +1016,21 @@ class Program:
             # reads R only: the caller's fresh list of inputs is R (a list of floats is one)
             return cast(Callable[[list[float]], tuple[float, ...]], fns[0])
         return _run_chunks(fns, list(self.const_values), len(slots), [slots[o] for o in names])
+
+    def _adopt(
+        self, rolled: reroll.Rolled, namespace: dict[str, object], returns: list[str]
+    ) -> list[str]:
+        """Take ``rolled``'s statements and loops; what a lone chunk returns then."""
+        self.stmts = rolled.stmts
+        self.reads_r = self.reads_r or rolled.reads_r
+        namespace.update(rolled.loops)
+        self.sources += rolled.sources
+        if len(self.stmts) <= self.options.chunk:
+            return rolled.returns
+        # outputs cross chunks in R by name; one a statement reads is set already
+        defined = {t for t, _, _ in self.stmts}
+        self.stmts += [st for st in rolled.spliced if st[0] not in defined]
+        return returns
 
     def _element_returns(self, names: list[str]) -> list[str]:
         """``names`` with each run of items of loops' lists as slices of them (``*g7[4:0:-1]``).
