@@ -103,10 +103,12 @@ class Node:
     """
 
     __slots__ = ()
-    value: float  # each concrete class's slot: the forward result
     __array_ufunc__ = None
 
     if TYPE_CHECKING:  # what every node class (`Leaf`, `Const`, each `Op`) defines: the sweeps'
+
+        @property
+        def value(self) -> float: ...  # each class's frozen slot: the forward result, read-only
 
         def vjp_float(self, g: float) -> tuple[float | None, ...]: ...
         def vjp_accumulate(self, g: float, cotangents: dict[Node, float]) -> None: ...

@@ -126,6 +126,14 @@ def jvp(
     has_aux: Literal[True],
 ) -> tuple[float, float, A]: ...
 @overload
+def jvp(  # type: ignore[overload-overlap]  # first match wins: a node in, nodes out
+    fn: Callable[..., tuple[Scalar, A]],
+    primals: Sequence[Node],
+    tangents: Sequence[Scalar],
+    *,
+    has_aux: Literal[True],
+) -> tuple[Node, Node, A]: ...
+@overload
 def jvp(  # type: ignore[overload-overlap]  # first match wins: floats, then nodes, then pytrees
     fn: Callable[..., tuple[Scalar, A]],
     primals: Sequence[Scalar],
@@ -149,6 +157,14 @@ def jvp(
     *,
     has_aux: Literal[True],
 ) -> tuple[Sequence[float], Sequence[float], A]: ...
+@overload
+def jvp(  # type: ignore[overload-overlap]  # first match wins: a node in, nodes out
+    fn: Callable[..., tuple[Sequence[Scalar], A]],
+    primals: Sequence[Node],
+    tangents: Sequence[Scalar],
+    *,
+    has_aux: Literal[True],
+) -> tuple[Sequence[Node], Sequence[Node], A]: ...
 @overload
 def jvp(  # type: ignore[overload-overlap]  # first match wins: floats, then nodes, then pytrees
     fn: Callable[..., tuple[Sequence[Scalar], A]],
@@ -209,6 +225,13 @@ def jvp(
     has_aux: Literal[False] = False,
 ) -> tuple[Sequence[float], Sequence[float]]: ...
 @overload
+def jvp(  # type: ignore[overload-overlap]  # first match wins: a node in, nodes out
+    fn: Callable[..., Sequence[Scalar]],
+    primals: Sequence[Node],
+    tangents: Sequence[Scalar],
+    has_aux: Literal[False] = False,
+) -> tuple[Sequence[Node], Sequence[Node]]: ...
+@overload
 def jvp(  # type: ignore[overload-overlap]  # first match wins: floats, then nodes, then pytrees
     fn: Callable[..., Sequence[Scalar]],
     primals: Sequence[Scalar],
@@ -229,6 +252,13 @@ def jvp(
     tangents: Sequence[float],
     has_aux: Literal[False] = False,
 ) -> tuple[dict[K, float], dict[K, float]]: ...
+@overload
+def jvp(  # type: ignore[overload-overlap]  # first match wins: a node in, nodes out
+    fn: Callable[..., Mapping[K, Scalar]],
+    primals: Sequence[Node],
+    tangents: Sequence[Scalar],
+    has_aux: Literal[False] = False,
+) -> tuple[dict[K, Node], dict[K, Node]]: ...
 @overload
 def jvp(  # type: ignore[overload-overlap]  # first match wins: floats, then nodes, then pytrees
     fn: Callable[..., Mapping[K, Scalar]],
@@ -324,6 +354,15 @@ def vjp(  # type: ignore[overload-overlap]  # first match wins
     has_aux: Literal[False] = False,
 ) -> tuple[float, Callable[[float], tuple[float, float]]]: ...
 @overload
+def vjp(  # type: ignore[overload-overlap]  # first match wins: nodes in, nodes out
+    fn: Callable[[Node, Node], Scalar],
+    primal0: Node,
+    primal1: Node,
+    /,
+    *,
+    has_aux: Literal[False] = False,
+) -> tuple[Node, Callable[[Scalar], tuple[Node, Node]]]: ...
+@overload
 def vjp(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[[Node, Node], Scalar],
     primal0: Scalar,
@@ -341,9 +380,40 @@ def vjp(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[[Node], Sequence[Scalar]], primal: float, /, *, has_aux: Literal[False] = False
 ) -> tuple[Sequence[float], Callable[[Sequence[float]], tuple[float]]]: ...
 @overload
+def vjp(  # type: ignore[overload-overlap]  # first match wins: a node in, nodes out
+    fn: Callable[[Node], Sequence[Scalar]], primal: Node, /, *, has_aux: Literal[False] = False
+) -> tuple[Sequence[Node], Callable[[Sequence[Scalar]], tuple[Node]]]: ...
+@overload
 def vjp(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[[Node], Sequence[Scalar]], primal: Scalar, /, *, has_aux: Literal[False] = False
 ) -> tuple[Sequence[Scalar], Callable[[Sequence[Scalar]], tuple[Scalar]]]: ...
+@overload
+def vjp(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[Node, Node], Sequence[Scalar]],
+    primal0: float,
+    primal1: float,
+    /,
+    *,
+    has_aux: Literal[False] = False,
+) -> tuple[Sequence[float], Callable[[Sequence[float]], tuple[float, float]]]: ...
+@overload
+def vjp(  # type: ignore[overload-overlap]  # first match wins: nodes in, nodes out
+    fn: Callable[[Node, Node], Sequence[Scalar]],
+    primal0: Node,
+    primal1: Node,
+    /,
+    *,
+    has_aux: Literal[False] = False,
+) -> tuple[Sequence[Node], Callable[[Sequence[Scalar]], tuple[Node, Node]]]: ...
+@overload
+def vjp(  # type: ignore[overload-overlap]  # first match wins
+    fn: Callable[[Node, Node], Sequence[Scalar]],
+    primal0: Scalar,
+    primal1: Scalar,
+    /,
+    *,
+    has_aux: Literal[False] = False,
+) -> tuple[Sequence[Scalar], Callable[[Sequence[Scalar]], tuple[Scalar, Scalar]]]: ...
 @overload
 def vjp(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[[*Ts], Sequence[Scalar]], *primals: *Ts, has_aux: Literal[False] = False

@@ -16,10 +16,12 @@ from __future__ import annotations
 import functools
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal, ParamSpec, Protocol, TypeAlias, TypeVar, overload
+from typing import TYPE_CHECKING, Literal, ParamSpec, Protocol, TypeAlias, TypeVar, overload
 
 import attrs
-from attrs import AttrsInstance
+
+if TYPE_CHECKING:  # a stub-only module: how a checker without attrs' plugin sees an attrs class
+    from _typeshed import DataclassInstance
 
 from autograd.core.batching import hook
 from autograd.core.nodes import Scalar
@@ -48,8 +50,8 @@ K = TypeVar("K")
 T = TypeVar("T")
 P = ParamSpec("P")
 T_co = TypeVar("T_co", covariant=True)
-C = TypeVar("C", bound="AttrsInstance | NamedTupleLike")
-C_co = TypeVar("C_co", bound="AttrsInstance | NamedTupleLike", covariant=True)
+C = TypeVar("C", bound="AttrsLike | DataclassInstance | NamedTupleLike")
+C_co = TypeVar("C_co", bound="AttrsLike | DataclassInstance | NamedTupleLike", covariant=True)
 
 InAxes: TypeAlias = Literal[0] | tuple[object, ...] | list[object]
 """``0``, or one entry per positional argument: ``0``, ``None`` or a pytree prefix of them."""
@@ -70,9 +72,23 @@ OutAxes: TypeAlias = Literal[0] | tuple[object, ...] | list[object] | Mapping[ob
 
 
 class NamedTupleLike(Protocol):
-    """Any ``NamedTuple`` (it has ``_asdict``): with ``AttrsInstance``, what `Stacked` types."""
+    """Any ``NamedTuple`` (it has ``_asdict``): with the two below, what `Stacked` types."""
 
     def _asdict(self) -> dict[str, object]: ...
+
+
+class AttrsLike(Protocol):
+    """An attrs class as mypy sees it: its plugin declares ``__attrs_attrs__``.
+
+    Not ``attrs.AttrsInstance``: for checkers without the plugin (pyright) attrs
+    makes that an empty protocol, which every type matches, a ``dict`` or a tuple
+    output included, and `Stacked` would take the overloads meant for them. Those
+    checkers see an attrs class as a dataclass (``dataclass_transform``), so the
+    bound of `Stacked` also takes typeshed's ``DataclassInstance``.
+    """
+
+    @property
+    def __attrs_attrs__(self) -> object: ...  # read-only: any type of the class's tuple
 
 
 class Stacked(Protocol[C_co]):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple, assert_type
 
 import attrs
@@ -72,8 +72,11 @@ def fit(steps: int = 300) -> tuple[Decay, float]:
     bound = functools.partial(loss, data=data)
     g_partial = ag.grad(bound)(p)
     assert_type(g_partial, Decay)
-    # mypy cannot type a lambda's parameters from the call: annotate the result
-    g_lambda: Decay = ag.grad(lambda q: loss(q, data))(p)
+    # a lambda gets its parameter types from where it goes: give it a typed place (passed
+    # straight to `grad`, mypy types it `Any` and pyright from grad's first overload)
+    bound_lambda: Callable[[Decay], float] = lambda q: loss(q, data)  # noqa: E731
+    g_lambda = ag.grad(bound_lambda)(p)
+    assert_type(g_lambda, Decay)
     assert math.isclose(g_partial.rate, g_lambda.rate)
 
     # a NamedTuple of parameters, and a gradient read as floats

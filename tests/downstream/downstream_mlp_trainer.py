@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TypedDict, assert_type
 
 import autograd as ag
@@ -73,7 +73,11 @@ def train(steps: int = 60) -> float:
     g = ag.grad(net_loss)(net, data)
     assert_type(g, nn.MLP)
     assert_type(g.layers[0].w[0][0], float)
-    g_lambda: nn.MLP = ag.grad(lambda p: net_loss(p, data))(net)  # a lambda: annotate
+    # a lambda gets its parameter types from where it goes: give it a typed place (passed
+    # straight to `grad`, mypy types it `Any` and pyright from grad's first overload)
+    bound: Callable[[nn.MLP], float] = lambda p: net_loss(p, data)  # noqa: E731
+    g_lambda = ag.grad(bound)(net)
+    assert_type(g_lambda, nn.MLP)
     assert g_lambda == g
     label = 1.0 if nn.mlp(net, data.xs[0])[0] > 0 else -1.0
     assert label in (1.0, -1.0)

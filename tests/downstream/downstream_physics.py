@@ -9,7 +9,7 @@ of a flow map, `jacobian` of a field, `has_aux`, `stop_gradient` and
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import assert_type
 
 import attrs
@@ -90,14 +90,16 @@ def main() -> float:
     assert_type(gx, float)
     jac = ag.jacobian(flow, argnums=(0, 1))(1.0, 2.0)
     assert math.isclose(jac[0][0], value[0])
-    # a lambda's parameters are not inferred: annotate what it returns
-    j_field: Sequence[Sequence[float]] = ag.jacobian(lambda v: [v[0] * v[1], v[0] - v[1]])(
-        [1.0, 2.0]
-    )
+    # a lambda gets its parameter types from where it goes: give it a typed place
+    field: Callable[[Sequence[float]], list[float]] = lambda v: [v[0] * v[1], v[0] - v[1]]  # noqa: E731
+    j_field = ag.jacobian(field)([1.0, 2.0])
+    assert_type(j_field, Sequence[Sequence[float]])
     assert math.isclose(j_field[0][1], 1.0)
 
     # the frozen part of a model: no gradient flows through stop_gradient
-    frozen: float = ag.grad(lambda q: q * ag.stop_gradient(potential(q)))(1.0)
+    partly_frozen: Callable[[float], float] = lambda q: q * ag.stop_gradient(potential(q))  # noqa: E731
+    frozen = ag.grad(partly_frozen)(1.0)
+    assert_type(frozen, float)
     assert math.isclose(frozen, potential(1.0))
 
     s = State(1.0, 0.0)

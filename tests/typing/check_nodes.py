@@ -9,7 +9,14 @@ from autograd import Node, NodeUnion, Scalar
 
 x = ag.Leaf(2.0)
 n: Node = x * 3.0
-s: Scalar = 1.5
+
+
+def unknown_kind(v: Scalar) -> Scalar:
+    """A `Scalar` of unknown kind: pyright narrows ``s: Scalar = 1.5`` to its value's type."""
+    return v
+
+
+s = unknown_kind(1.5)
 
 assert_type(x.value, float)
 assert_type(n + 1.0, Node)

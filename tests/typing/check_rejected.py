@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import math
-from typing import assert_never
+from typing import Generic, TypeVar, assert_never
+
+import attrs
 
 import autograd as ag
 from autograd import Node, Scalar
@@ -24,8 +26,9 @@ at_least = n >= x  # type: ignore[operator]
 float(n)  # type: ignore[arg-type]
 int(x)  # type: ignore[call-overload]
 math.exp(n)  # type: ignore[arg-type]
-if n:  # type: ignore[truthy-bool]
-    pass
+MYPY = False  # mypy takes the name as true; pyright as false (pyproject's defineConstant)
+if MYPY:  # a truth test: mypy only, pyright has no rule for it (at run time it raises TypeError)
+    truth = "yes" if n else "no"  # type: ignore[truthy-bool]
 
 # nodes are frozen: no assignment, and no .grad to set
 x.value = 1.0  # type: ignore[misc]
@@ -72,3 +75,30 @@ def forgot_a_case(node: Node) -> int:
             return 2
         case _:
             assert_never(node)  # type: ignore[arg-type]
+
+
+# parameter classes generic in their leaves (docs/typing.md): the same misuses are caught
+S = TypeVar("S", bound=Scalar)
+
+
+@attrs.frozen
+class Linear(Generic[S]):
+    w: S
+    b: S
+
+
+def generic_loss(p: Linear[S], x: float) -> Scalar:
+    if p.w > 0.0:  # type: ignore[operator]  # compare `.value`, or use relu/where
+        return p.b
+    return p.w * x
+
+
+def generic_outputs(p: Linear[S]) -> list[Scalar]:
+    return [p.w, p.b]
+
+
+gl = ag.grad(generic_loss)(Linear(1.0, 2.0), 3.0)
+v3 = gl.w.value  # type: ignore[attr-defined]  # a gradient of floats
+ag.grad(generic_loss)(Linear("a", "b"), 3.0)  # type: ignore[type-var]  # leaves are scalars
+ag.grad(generic_loss)([1.0, 2.0], 3.0)  # type: ignore[arg-type]  # not a Linear
+ag.grad(generic_outputs)  # type: ignore[arg-type]  # not a scalar output

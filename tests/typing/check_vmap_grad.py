@@ -50,7 +50,8 @@ def cube(x: float) -> float:
 
 
 def is_floats(v: object, n: int) -> bool:
-    return isinstance(v, list) and len(v) == n and all(type(e) is float for e in v)
+    items = cast("list[object]", v)  # a list of unknown items (pyright strict would say so)
+    return isinstance(v, list) and len(items) == n and all(type(e) is float for e in items)
 
 
 def is_a(v: object, cls: type) -> bool:

@@ -24,6 +24,10 @@ def outs(x: Node) -> list[Scalar]:
     return [x * x, ag.tanh(x)]
 
 
+def pair_outs(x: Node, y: Node) -> list[Scalar]:
+    return [x * y, x + y]
+
+
 def named_outs(x: Node) -> dict[str, Scalar]:
     return {"square": x * x}
 
@@ -46,7 +50,14 @@ def with_aux(x: Node) -> tuple[Scalar, str]:
 
 x = Leaf(1.0)
 y = Leaf(2.0)
-s: Scalar = x
+
+
+def unknown_kind(v: Scalar) -> Scalar:
+    """A `Scalar` of unknown kind: pyright narrows ``s: Scalar = x`` to its value's type."""
+    return v
+
+
+s = unknown_kind(x)
 
 # hessian: floats in, floats out; nodes in, nodes out
 assert_type(ag.hessian(f)(1.0), float)
@@ -76,9 +87,10 @@ assert_type(ag.jacobian(f2, argnums=(0, 1))(1.0, y), tuple[Scalar, Scalar])
 assert_type(ag.jvp(f, (1.0,), (1.0,)), tuple[float, float])
 assert_type(ag.jvp(f, (x,), (1.0,)), tuple[Node, Node])
 assert_type(ag.jvp(f, (1.0,), (x,)), tuple[Scalar, Scalar])  # a node tangent: linear in it
-assert_type(ag.jvp(outs, (x,), (1.0,)), tuple[Sequence[Scalar], Sequence[Scalar]])
-assert_type(ag.jvp(named_outs, (x,), (1.0,)), tuple[dict[str, Scalar], dict[str, Scalar]])
-assert_type(ag.jvp(with_aux, (x,), (1.0,), has_aux=True), tuple[Scalar, Scalar, str])
+assert_type(ag.jvp(outs, (x,), (1.0,)), tuple[Sequence[Node], Sequence[Node]])
+assert_type(ag.jvp(named_outs, (x,), (1.0,)), tuple[dict[str, Node], dict[str, Node]])
+assert_type(ag.jvp(outs, (s,), (1.0,)), tuple[Sequence[Scalar], Sequence[Scalar]])  # either
+assert_type(ag.jvp(with_aux, (x,), (1.0,), has_aux=True), tuple[Node, Node, str])
 assert_type(ag.jvp(vec, ([1.0, 2.0],), ([1.0, 0.0],)), tuple[float, float])  # a pytree primal
 
 # vjp: keyed on the primals
@@ -89,7 +101,13 @@ value2, pullback2 = ag.vjp(f2, 1.0, y)
 assert_type(value2, Scalar)
 assert_type(pullback2(1.0), tuple[Scalar, Scalar])
 values, pullback3 = ag.vjp(outs, x)
-assert_type(values, Sequence[Scalar])
+assert_type(values, Sequence[Node])
+assert_type(pullback3([1.0, 0.0]), tuple[Node])
+assert_type(ag.vjp(outs, s)[0], Sequence[Scalar])
+assert_type(ag.vjp(f2, x, y)[1](1.0), tuple[Node, Node])
+assert_type(ag.vjp(pair_outs, 1.0, 2.0)[1]([1.0, 0.0]), tuple[float, float])
+assert_type(ag.vjp(pair_outs, x, y)[1]([1.0, 0.0]), tuple[Node, Node])
+assert_type(ag.vjp(pair_outs, x, 2.0)[1]([1.0, 0.0]), tuple[Scalar, Scalar])
 assert_type(ag.vjp(with_aux, x, has_aux=True)[2], str)
 assert_type(ag.vjp(f, 1.0)[0], float)  # floats stay floats
 
