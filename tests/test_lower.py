@@ -155,3 +155,16 @@ def test_as_text_is_the_same_under_every_hash_seed() -> None:
         for seed in ("0", "4242", "99")
     }
     assert len(outs) == 1
+
+
+def test_lower_of_a_hessian_prints_its_three_sweeps_as_loops() -> None:
+    """Forward over reverse: the chain, the sweep reading it last first, and the second
+    sweep reading both, each a loop block (runs read after them are stacked)."""
+    def short(x: ag.Scalar) -> ag.Scalar:
+        return chain(x, 1000)
+
+    text = ag.jit(ag.hessian(short)).lower(0.3).as_text()
+    counts = [int(n) for n in re.findall(r"loop ([0-9]+) times", text)]
+    assert len(counts) == 3
+    assert min(counts) > 990
+    assert len(text.splitlines()) < 300  # of 44,000 equations

@@ -266,6 +266,9 @@ def _use(name: str, g: Atom, names: dict[Node, Var], node: Node, ins: tuple[Node
 def find_loops(eqns: Sequence[Eqn], outside: Sequence[Var]) -> list[periods.Period]:
     """Runs of repeated equations worth a loop, by their keys (`periods.find`).
 
+    A run's values may be read after it, and a run may read an earlier one's
+    at a stride (a Hessian's sweeps over its chain): each is printed as a loop.
+
     ``outside``: the variables the equations read but do not set (a
     forward program's inputs; the forward variables a backward one reads),
     which an iteration may read at a stride, as an RNN reads its data.
@@ -284,7 +287,7 @@ def find_loops(eqns: Sequence[Eqn], outside: Sequence[Var]) -> list[periods.Peri
                 ops.append(at[a.name])
         operands.append(ops)
         at[e.outs[0].name] = p
-    return periods.find(forms, operands)
+    return periods.find(forms, operands, stacked=True)
 
 
 def _text(p: Program) -> str:

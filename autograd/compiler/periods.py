@@ -81,21 +81,31 @@ class Period:
         return self.count - HEAD - TAIL
 
 
-def find(forms: list[int], operands: list[list[int]], options: Options = DEFAULT) -> list[Period]:
+def find(
+    forms: list[int],
+    operands: list[list[int]],
+    options: Options = DEFAULT,
+    stacked: bool = False,
+) -> list[Period]:
     """Runs among nodes (their forms and operands' positions) worth a loop, in order.
 
     A node of a looped iteration, or of the iteration before them, may be read
     only by its run: compiled code names none of them, and the backward sweep
     gives them cotangents from their run alone. A run read otherwise is left out.
+    With ``stacked``, it is kept (its values stacked, for what reads them), and
+    a run may read an earlier one's values at a stride: what a program of
+    equations prints as loops (`equations.find_loops`).
     """
     least = HEAD + TAIL + options.min_looped
     found = [
         Period(*run)
-        for run in reroll.short_runs(forms, operands, least, max(least, options.loops_from))
+        for run in reroll.short_runs(
+            forms, operands, least, max(least, options.loops_from), options, lists=stacked
+        )
         if run[2] >= least and any(operands[run[0] : run[0] + run[1]])  # not inputs alone
     ]
-    if not found:
-        return []
+    if not found or stacked:
+        return found
     marked = [-1] * len(forms)
     for r, per in enumerate(found):
         lo, hi = per.first(HEAD - 1), per.first(per.count - TAIL)

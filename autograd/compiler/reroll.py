@@ -207,32 +207,40 @@ def short_runs(
     min_reps: int,
     min_statements: int,
     options: Options = DEFAULT,
+    lists: bool = False,
 ) -> list[tuple[int, int, int, list[int], list[tuple[int, int]]]]:
     """The runs `reroll` would find with short periods: ``(start, period, count, fixed, inputs)``.
 
     Each iteration reads only its own statements, the previous iteration's
     (the first reads what precedes the run), the statements ``fixed``, before
     the run, the same at every iteration, and ``inputs``: ``(first, step)``,
-    input ``first + step * q`` at iteration q. No earlier run's lists.
+    input ``first + step * q`` at iteration q. With ``lists``, an iteration may
+    also read an earlier run's values at a stride (a Hessian's sweep reading
+    its chain), as `reroll`'s loops do; without, no earlier run's values.
     `compiler.periods` looks for these among a graph's nodes, with forms and
     operands of its own.
     """
     n = len(forms)
     nxt = _next_same(forms)
-    owner = [-1] * n  # no run is recorded: none is read as a list
+    owner = [-1] * n  # the run each statement is in: only recorded with ``lists``
+    runs: list[_Run] = []
     found = []
     i = 0
     while i < n:
-        run = _best_run(i, forms, operands, nxt, owner, [], min_reps, min_statements, options)
+        run = _best_run(i, forms, operands, nxt, owner, runs, min_reps, min_statements, options)
         if run is None:
             i += options.stride
             continue
         refs = [ref for slot in run.refs for ref in slot]
-        if all(ref[0] != _LIST for ref in refs):
+        if lists or all(ref[0] != _LIST for ref in refs):
             fixed = sorted({ref[1] for ref in refs if ref[0] == _FIXED})
             inputs = sorted({(ref[1], ref[2]) for ref in refs if ref[0] == _INPUTS})
             found.append((run.start, run.period, run.count, fixed, inputs))
-        i = run.start + run.period * run.count
+        end = run.start + run.period * run.count
+        if lists:
+            owner[run.start : end] = [len(runs)] * (end - run.start)
+            runs.append(run)
+        i = end
     return found
 
 
