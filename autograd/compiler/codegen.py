@@ -899,9 +899,8 @@ class Program:
     def link(self, outputs: Sequence[str]) -> Callable[[list[float]], tuple[float, ...]]:
         """Compile the statements into chunks of `Options.chunk`; the result maps inputs to outputs.
 
-        For a batch (``self.batch``), some inputs hold arrays (one element per
-        example): statements that read one, directly or not, are rewritten to
-        the batch's dialect.
+        Long runs of statements are rolled into loops first (`reroll`); a
+        batch's parallel statements are packed (`pack`).
 
         Outputs may repeat, and may be inputs, constants or the literal ``0.0``:
         each is read from the name that holds it, never stored twice. Every
@@ -910,112 +909,118 @@ class Program:
         """
         names = [self.const(0.0) if o == "0.0" else o for o in outputs]
         self.sources.clear()
-        namespace_extra = self._loop_functions()
+        namespace = self._loop_functions()
         if self.elements:
-            namespace_extra["interleaved"] = interleaved
+            namespace["interleaved"] = interleaved
         spliced = self._element_returns(names)  # what a lone chunk returns
-        returns = spliced  # what a lone chunk returns: names, or a run of them as a slice
-        opts = self.options
-        per_chunk = opts.chunk
         if self.batch is not None:
-            namespace_extra, varying = self.batch.helpers(), set(self.varying)
-            if len(self.stmts) >= opts.reroll_from:  # runs over arrays (a chain's steps) roll
-                helpers = {**HELPERS, **namespace_extra}  # the loops call the array twins
-                looped = reroll.reroll(self.stmts, spliced, helpers, self.written, None, opts)
-                returns = self._adopt(looped, namespace_extra, returns)
-            if self.batch.index is not None and self.batch.pack_rows >= pack.MIN_ROWS:
-                # what is left straight: its parallel statements packed (a loop's call is not)
-                self.stmts, packed = pack.pack(
-                    self.stmts, varying, names, self.batch.index, self.batch.pack_rows
-                )
-                namespace_extra.update(packed)
-        if self.batch is None and len(self.stmts) >= opts.reroll_from:
-            rolled = None
-            order = orders.by_depth(self.stmts, force=opts.depth_always)
-            if order is not None:  # a wide sum: by depth, its levels roll
-                deep = reroll.reroll(
-                    [self.stmts[i] for i in order],
-                    spliced,
-                    HELPERS,
-                    [self.written[i] for i in order],
-                    options=opts,
-                )
-                if opts.depth_always or len(deep.stmts) < len(self.stmts) * opts.depth_gain:
-                    rolled = deep
-            if rolled is None:
-                movable = [False] * len(self.stmts)
-                for start, end in self.spans:
-                    movable[start:end] = [True] * (end - start)
-                rolled = reroll.reroll(self.stmts, spliced, HELPERS, self.written, movable, opts)
-            returns = self._adopt(rolled, namespace_extra, returns)
-        if len(self.stmts) > per_chunk:  # so do a loop's list's items
+            namespace, returns = self._roll_batch(self.batch, names, spliced)
+        else:
+            returns = self._roll(spliced, namespace)
+        if len(self.stmts) > self.options.chunk:  # so do a loop's list's items
             for name in dict.fromkeys(n for n in names if n in self.elements):
                 if name not in self._unpacked:
                     values, at = self.elements[name]
                     self.emit(name, f"{values}[{at}]", (values,))
         self._check(0, self.budget)
-        chunks = [self.stmts[i : i + per_chunk] for i in range(0, len(self.stmts), per_chunk)] or [
-            []
-        ]
-        const_names = [f"k{i}" for i in range(len(self.const_values))]
-        # A lone chunk writes its constants into its source, and R is the inputs list itself:
-        # no list is built per call. Chunks that share values keep the constants in R.
-        literals: dict[str, str] = {}
-        if len(chunks) == 1:
-            for k, v in zip(const_names, self.const_values, strict=True):
-                if math.isfinite(v):
-                    literals[k] = literal(v)  # repr round-trips; CPython folds `-0.0`'s sign in
-                else:  # a global of the chunk: the very object, NaN payload and sign included
-                    literals[k] = k
-                    namespace_extra[k] = v
+        return self._compile(names, returns, namespace)
+
+    def _roll_batch(
+        self, batch: Dialect, names: list[str], spliced: list[str]
+    ) -> tuple[dict[str, object], list[str]]:
+        """A batch's runs rolled (a chain's steps over arrays), what is left packed.
+
+        Returns the globals the statements read (the array twins, the loops,
+        the packs' index arrays), and what a lone chunk returns.
+        """
+        namespace, varying, returns = batch.helpers(), set(self.varying), spliced
+        if len(self.stmts) >= self.options.reroll_from:
+            helpers = {**HELPERS, **namespace}  # the loops call the array twins
+            looped = reroll.reroll(self.stmts, spliced, helpers, self.written, None, self.options)
+            returns = self._adopt(looped, namespace, returns)
+        if batch.index is not None and batch.pack_rows >= pack.MIN_ROWS:
+            # what is left straight: its parallel statements packed (a loop's call is not)
+            self.stmts, packed = pack.pack(self.stmts, varying, names, batch.index, batch.pack_rows)
+            namespace.update(packed)
+        return namespace, returns
+
+    def _roll(self, spliced: list[str], namespace: dict[str, object]) -> list[str]:
+        """A scalar program's runs rolled, by depth (a wide sum's levels) or as traced.
+
+        Returns what a lone chunk returns; the loops are added to ``namespace``.
+        """
+        opts = self.options
+        if len(self.stmts) < opts.reroll_from:
+            return spliced
+        rolled = None
+        order = orders.by_depth(self.stmts, force=opts.depth_always)
+        if order is not None:  # a wide sum: by depth, its levels roll
+            stmts = [self.stmts[i] for i in order]
+            written = [self.written[i] for i in order]
+            deep = reroll.reroll(stmts, spliced, HELPERS, written, options=opts)
+            if opts.depth_always or len(deep.stmts) < len(self.stmts) * opts.depth_gain:
+                rolled = deep
+        if rolled is None:
+            movable = [False] * len(self.stmts)
+            for start, end in self.spans:
+                movable[start:end] = [True] * (end - start)
+            rolled = reroll.reroll(self.stmts, spliced, HELPERS, self.written, movable, opts)
+        return self._adopt(rolled, namespace, spliced)
+
+    def _compile(
+        self, names: list[str], returns: list[str], namespace: dict[str, object]
+    ) -> Callable[[list[float]], tuple[float, ...]]:
+        """The statements as chunks (`Chunk`), each compiled; the program running them."""
+        per_chunk = self.options.chunk
+        starts = range(0, len(self.stmts), per_chunk)
+        chunks = [self.stmts[i : i + per_chunk] for i in starts] or [[]]
+        literals = self._literals(namespace) if len(chunks) == 1 else {}
         # the list R: inputs (first: `reroll`'s loops read them as slices of R), constants,
         # then names crossing chunks
         slots: dict[str, int] = {}
+        const_names = [f"k{i}" for i in range(len(self.const_values))]
         for name in (*self.input_names, *(k for k in const_names if k not in literals)):
             slots[name] = len(slots)
-        home = {t: ci for ci, chunk in enumerate(chunks) for t, _, _ in chunk}
         if len(chunks) == 1:
             returns = _input_runs(returns, len(self.input_names))
             self.reads_r = self.reads_r or any(r.startswith("*R[") for r in returns)
         loads = [_loads(chunk, returns if len(chunks) == 1 else ()) for chunk in chunks]
-        stores: list[dict[str, None]] = [{} for _ in chunks]
-        for name in (n for chunk_loads in loads for n in chunk_loads):
-            if name in home:  # set by an earlier chunk: it stores it for this one
-                stores[home[name]][name] = None
-                slots.setdefault(name, len(slots))
-        if len(chunks) > 1:  # outputs are read from R at the end
-            for name in names:
-                if name in home:
-                    stores[home[name]][name] = None
-                    slots.setdefault(name, len(slots))
+        stores = _stores(chunks, loads, names if len(chunks) > 1 else [], slots)
         fns = []
         # a dead array of a large batch is memory to give back; small ones are not worth a `del`
-        release = max(self.sizes, default=0) >= opts.release_size
+        release = max(self.sizes, default=0) >= self.options.release_size
+        lone = returns if len(chunks) == 1 else None
         for ci, chunk in enumerate(chunks):
-            written = _chunk(
-                ci,
-                chunk,
-                loads[ci],
-                list(stores[ci]),
-                returns if len(chunks) == 1 else None,
-                slots,
-                literals,
-                release,
-            )
-            src = written.source()
+            made = _chunk(ci, chunk, loads[ci], stores[ci], lone, slots, literals, release)
+            src = made.source()
             self.sources.append(src)
-            self.lone = attrs.evolve(written, reads_r=self.reads_r) if len(chunks) == 1 else None
-            namespace = {
+            self.lone = attrs.evolve(made, reads_r=self.reads_r) if len(chunks) == 1 else None
+            scope = {
                 **HELPERS,
-                **namespace_extra,
+                **namespace,
             }  # one chunk at a time: CPython compiles big modules slowly
-            exec(compile(src, "<autograd.jit>", "exec"), namespace)
+            exec(compile(src, "<autograd.jit>", "exec"), scope)
             # popped: left in its own globals, a function makes a cycle only the collector frees
-            fns.append(cast(_Chunk, namespace.pop(f"chunk{ci}")))
+            fns.append(cast(_Chunk, scope.pop(f"chunk{ci}")))
         if len(chunks) == 1:
             # reads R only: the caller's fresh list of inputs is R (a list of floats is one)
             return cast(Callable[[list[float]], tuple[float, ...]], fns[0])
         return _run_chunks(fns, list(self.const_values), len(slots), [slots[o] for o in names])
+
+    def _literals(self, namespace: dict[str, object]) -> dict[str, str]:
+        """A lone chunk's constants, each written into its source (or a global of it).
+
+        R is then the inputs list itself: no list is built per call.
+        """
+        literals: dict[str, str] = {}
+        for i, v in enumerate(self.const_values):
+            k = f"k{i}"
+            if math.isfinite(v):
+                literals[k] = literal(v)  # repr round-trips; CPython folds `-0.0`'s sign in
+            else:  # a global of the chunk: the very object, NaN payload and sign included
+                literals[k] = k
+                namespace[k] = v
+        return literals
 
     def _adopt(
         self, rolled: reroll.Rolled, namespace: dict[str, object], returns: list[str]
@@ -1219,6 +1224,22 @@ def _loads(chunk: list[Stmt], returns: Sequence[str]) -> list[str]:
     used = dict.fromkeys(u for _, _, uses in chunk for u in uses)
     used.update(dict.fromkeys(u for r in returns for u in NAME.findall(r)))
     return [u for u in used if u not in own]
+
+
+def _stores(
+    chunks: list[list[Stmt]], loads: list[list[str]], outputs: list[str], slots: dict[str, int]
+) -> list[list[str]]:
+    """Per chunk, the names it stores in R: those a later chunk loads, and ``outputs``.
+
+    Each gets a slot of R (added to ``slots``).
+    """
+    home = {t: ci for ci, chunk in enumerate(chunks) for t, _, _ in chunk}
+    stores: list[dict[str, None]] = [{} for _ in chunks]
+    for name in (*(n for chunk_loads in loads for n in chunk_loads), *outputs):
+        if name in home:  # set by an earlier chunk: it stores it for this one
+            stores[home[name]][name] = None
+            slots.setdefault(name, len(slots))
+    return [list(s) for s in stores]
 
 
 @attrs.frozen
