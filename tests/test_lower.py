@@ -160,6 +160,7 @@ def test_as_text_is_the_same_under_every_hash_seed() -> None:
 def test_lower_of_a_hessian_prints_its_three_sweeps_as_loops() -> None:
     """Forward over reverse: the chain, the sweep reading it last first, and the second
     sweep reading both, each a loop block (runs read after them are stacked)."""
+
     def short(x: ag.Scalar) -> ag.Scalar:
         return chain(x, 1000)
 

@@ -51,11 +51,14 @@ def memory_paths(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 
 
 PATHS = {
-    "as-built": Options(),
-    "sum-each-release-all": Options(sum_group=0, release_size=1, pack_elements=0),
-    "every-run-rolled": Options(reroll_from=0, min_reps=2, min_statements=2, stride=1),
+    "as-built": Options(batch_from=1),
+    "sum-each-release-all": Options(batch_from=1, sum_group=0, release_size=1, pack_elements=0),
+    "every-run-rolled": Options(
+        batch_from=1, reroll_from=0, min_reps=2, min_statements=2, stride=1
+    ),
 }
-"""The compiler options of each of `memory_paths`' runs."""
+"""The compiler options of each of `memory_paths`' runs: every batch, however small, runs
+as one (by default a few examples run the compiled per-example code in a loop)."""
 
 
 @pytest.fixture
@@ -782,10 +785,30 @@ def test_a_long_batched_chain_rolls_into_loops_with_per_example_bits() -> None:
         return x
 
     xs = [0.3, -0.5, 1.5]
-    f = ag.jit(ag.vmap(ag.grad(chain)))
+    f = jit(ag.vmap(ag.grad(chain)))
     with arrays.exact():
         got = f(xs)
         source = f.lower(xs).source
     assert bits(got) == bits([ag.grad(chain)(x) for x in xs])
     assert source.count("def loop") >= 2  # the chain, and its backward sweep
     assert source.count("\n") < 200  # not 15,000 statements
+
+
+@needs_numpy
+def test_a_few_examples_run_the_compiled_loop_and_many_one_batch(
+    batched_calls: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under `Options.batch_from` examples, the per-example float code in a loop: eager's
+    bits (NumPy's ``tanh`` may differ in the last bit); from it on, one NumPy batch."""
+    use(monkeypatch, Options())
+
+    def f(x: Scalar) -> Scalar:
+        return ag.tanh(x * 1.7) * ag.exp(-x)
+
+    few = [0.1 * i - 0.3 for i in range(Options().batch_from - 1)]
+    many = [0.1 * i - 0.3 for i in range(Options().batch_from)]
+    got = jit(ag.vmap(ag.grad(f)))(few)
+    assert bits(got) == bits([ag.grad(f)(x) for x in few])
+    assert batched_calls == []  # not even tried
+    jit(ag.vmap(ag.grad(f)))(many)
+    assert batched_calls == [True]

@@ -23,6 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import autograd as ag
+from autograd.compiler.options import Options
 from autograd.core import functions as _ops
 from autograd.core import nodes as _nodes
 from autograd.core.convert import to_float
@@ -198,7 +199,7 @@ def test_a_user_defined_op_runs_batched_not_by_the_loop(ramp: Elementwise) -> No
         calls.append(x)
         return ramp(x) * 2.0
 
-    jitted = ag.jit(ag.vmap(f))
+    jitted = ag.jit(ag.vmap(f), options=Options(batch_from=1))  # a small batch, run as one
     same(jitted([-2.0, 3.0, 4.0]), [-2.0, 6.0, 8.0])
     assert len(calls) == 1  # one trace of one example: the batched program ran
     same(jitted([5.0, -6.0, 1.0]), [10.0, -6.0, 2.0])

@@ -175,6 +175,7 @@ def jit(
             return fn(*args, **kwargs)
         last = cache.last  # the last call's structure: one function checks it and runs its code
         as_arrays: TreeDef | None = None  # out_axes of a vmap given arrays, run by the loop
+        few = False  # a vmap of fewer examples than `Options.batch_from`: the loop's float code
         if last is not None and not kwargs and _debugging() is None:
             try:
                 out = last[0](args)
@@ -184,7 +185,8 @@ def jit(
                 return out  # type: ignore[return-value]  # the trace's result type
         if batched and not kwargs:
             batch = Batch(args, cast(Mapped, mapped).in_spec, cast(Mapped, mapped).names)
-            if _debugging() is None:
+            few = batch.size < options.batch_from
+            if _debugging() is None and not few:
                 out = _batched_call(cast(Mapped, mapped), batch, cache, options)
                 if out is not _NOT_BATCHED:
                     return cast(T, out)
@@ -223,7 +225,7 @@ def jit(
             except KeyError:
                 pass
         if entry is None:
-            entry = _trace(fn, vg, args, static, kwargs, options)
+            entry = _trace(fn, vg, args, static, kwargs, options, loop=few)
             cache.put(key, entry)
         if entry.program is None:
             return fn(*args, **kwargs)

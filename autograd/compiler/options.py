@@ -66,6 +66,11 @@ class Options:
     """Per-example values (variables times examples) one statement sums over a batch: a 2 MB
     stack. Small batches sum every variable in one statement (a NumPy call per statement is
     the cost there); large ones in groups, as they complete (memory is). 0: one a statement."""
+    batch_from: int = 8
+    """Fewest examples a `vmap` under `jit` runs as one NumPy batch. A smaller batch runs the
+    compiled per-example code once an example: a NumPy call costs more than a few examples'
+    float arithmetic (a 10,000-step chain's gradient, 2 examples: 87 ms batched, 3 ms
+    looped), and the loop gives eager's bits where NumPy's ``exp`` or ``tanh`` may not."""
     pack_elements: int = 2**17
     """Elements one packed 2-d operation of a small batch holds (a cache's worth)."""
 
