@@ -51,7 +51,9 @@ def _measure(n: int, kind: str, mode: str) -> dict[str, float]:
 
 def main(sizes: list[int]) -> None:
     """Print one table row per workload and size."""
-    print("| workload | eager | jit first call | jit later call | first/eager | MB eager | MB jit |")
+    print(
+        "| workload | eager | jit first call | jit later call | first/eager | MB eager | MB jit |"
+    )
     print("|---|---|---|---|---|---|---|")
     for kind in ("hessian", "vmap(grad), 2 examples"):
         key = kind.split(",")[0]
