@@ -143,7 +143,7 @@ def test_the_check_refuses_each_kind_of_difference() -> None:
 
 
 def test_long_containers_are_checked_in_one_pass() -> None:
-    n = dispatch.UNROLL + 5
+    n = dispatch.CHECK_UNROLL + 5
     xs, d = [float(i) for i in range(n)], {f"k{i}": float(i) for i in range(n)}
     check = dispatch.checker(shapes_of(xs, d))
     assert check is not None

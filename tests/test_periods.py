@@ -378,8 +378,9 @@ def test_a_run_of_too_few_nodes_is_left_to_reroll(
 def test_windows_of_a_big_graph_decide_whether_it_is_searched(
     sources: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Over `PROBES` windows of `WINDOW` nodes, a chain shows its run and is searched
-    whole (and rolled); a wide sum's tree shows none, and its order is not searched."""
+    """Over `Options.probes` windows of `Options.probe_window` nodes, a chain shows its run
+    and is searched whole (and rolled); a wide sum's tree shows none, and its order is not
+    searched."""
     use(monkeypatch, DEFAULT)
     searched = 0
     find = periods.find

@@ -32,7 +32,7 @@ from autograd.compiler.keys import BITS
 Checker = Callable[[tuple[object, ...]], list[float] | None]
 """Arguments to their flat floats, if they have the structure the checker was written for."""
 
-UNROLL = 8
+CHECK_UNROLL = 8
 """Containers up to this many items are checked item by item; longer ones in one pass."""
 
 MAX_LINES = 4_000
@@ -305,7 +305,7 @@ def _static(
 
 def _floats(items: str, n: int, lines: list[str], outs: list[str], counter: Iterator[int]) -> None:
     """Check that the ``n`` values ``items`` iterates (length checked) are floats: leaves."""
-    if n <= UNROLL:
+    if n <= CHECK_UNROLL:
         xs = [f"_f{next(counter)}" for _ in range(n)]
         if xs:
             lines.append(f"    {', '.join(xs)}, = {items}")
@@ -326,7 +326,7 @@ def _keys(
     """Check that dict ``e`` has exactly ``keys`` in this order, each a ``str``."""
     if not keys:
         return
-    if len(keys) <= UNROLL:
+    if len(keys) <= CHECK_UNROLL:
         ks = [f"_k{next(counter)}" for _ in keys]
         lines.append(f"    {', '.join(ks)}, = {e}")
         _test(

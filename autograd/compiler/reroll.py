@@ -283,19 +283,19 @@ def _slice(first: int, step: int, m: int, count: int) -> str:
     return f"[{first}:{stop if stop >= 0 else ''}:-1]"
 
 
-PROBES = 16
+_SINK_PROBES = 16
 """Places `_repeats_far` looks at."""
 
 
 def _repeats_far(windows: _Windows, movable: Sequence[bool], max_period: int) -> bool:
-    """Whether forms at one of `PROBES` movable places come again over ``max_period`` on.
+    """Whether forms at one of `_SINK_PROBES` movable places come again over ``max_period`` on.
 
     That is a long body repeating (not a short body many times over), which
     `sink` may let roll. Code that repeats nothing, or only short bodies (a
     chain), is not worth its cost.
     """
     n = len(movable)
-    for i in range(0, n, max(1, n // PROBES)):
+    for i in range(0, n, max(1, n // _SINK_PROBES)):
         if not movable[i]:
             continue
         found = list(islice(windows.periods(i), _LONG_CANDIDATES))
