@@ -115,7 +115,7 @@ def _key(
     roles: list[object] = []
     for a in ins:
         if type(a) is Lit:
-            roles.append(struct.pack("<d", a.value))
+            roles.append(_BITS(a.value))
             continue
         v = cast(Var, a)
         if v.name not in seen:
@@ -124,12 +124,17 @@ def _key(
     return (prim, plain, tuple(roles), params)
 
 
-def _params(node: Op) -> tuple[tuple[str, object], ...]:
-    return tuple([(f, getattr(node, f)) for f in node.static_fields])
+_BITS = struct.Struct("<d").pack
+
+
+def _params(node: Op, fields: tuple[str, ...]) -> tuple[tuple[str, object], ...]:
+    return tuple([(f, getattr(node, f)) for f in fields]) if fields else ()
 
 
 def _bits(params: tuple[tuple[str, object], ...]) -> tuple[object, ...]:
-    return tuple([struct.pack("<d", v) if type(v) is float else v for _, v in params])
+    if not params:
+        return ()
+    return tuple([_BITS(v) if type(v) is float else v for _, v in params])
 
 
 def forward(
@@ -153,22 +158,23 @@ def forward(
         names[x] = Var(f"a{i}", x in plain_set, batches.get(x, 0) if batches else 0)
         kind_in_order(x, (), plain_set, kinds)
     eqns: list[Eqn] = []
+    append, get_batch = eqns.append, (batches.get if batches else None)
     for node, ins in toposort_many(list(outputs), stop=names.keys()):
-        if node in names or type(node) is Const:
+        kind = type(node)
+        if kind is Const or node in names:
             continue
-        if type(node) is Leaf:
+        if kind is Leaf:
             raise ValueError(f"the graph reaches a variable that is not an input: {node!r}")
         op = cast(Op, node)
         if is_batch_sum(node):  # a vmap's batch summed: one number again
             ins = ins[:1]
-        is_plain = kind_in_order(node, ins, plain_set, kinds) == PLAIN and bool(ins)
-        batch = batches.get(node, 0) if batches else 0
+        is_plain = bool(ins) and kind_in_order(node, ins, plain_set, kinds) == PLAIN
+        batch = get_batch(node, 0) if get_batch is not None else 0
         out = names[node] = Var(f"v{len(names)}", is_plain, batch)
-        atoms = tuple([atom(x, names) for x in ins])
+        atoms = tuple([Lit(x.value) if type(x) is Const else names[x] for x in ins])
         prim = "batch_sum" if len(ins) < len(op.inputs) else op.name
-        params = _params(op)
-        key = _key(prim, is_plain, atoms, _bits(params))
-        eqns.append(Eqn(prim, atoms, (out,), params, key))
+        params = _params(op, op.static_fields)
+        append(Eqn(prim, atoms, (out,), params, _key(prim, is_plain, atoms, _bits(params))))
     return [names[x] for x in inputs], eqns, names
 
 
