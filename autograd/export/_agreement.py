@@ -79,8 +79,11 @@ _SQUARING = ("/", "arctan2", "hypot")
 KNOWN: tuple[Convention, ...] = (
     Convention(
         "subnormal",
-        "XLA on CPU flushes subnormal inputs and results to zero (denormals are zero), in "
-        "values and derivatives alike: log(5e-324) is -inf, exp(-709) is 0.0",
+        "XLA on CPU takes subnormal inputs and results as zero (denormals are zero, flush to "
+        "zero), in values and derivatives alike: log(5e-324) is -inf, exp(-709) is 0.0, "
+        "-5e-324 < 0 is false. Counted wherever a number below 2**-1000 (9.3e-302) is among "
+        "the inputs, the operands or our results: XLA's formulas reach the subnormals from "
+        "there (arcsin(-2.2e-308) is -0.0)",
         lambda c: any(0.0 < abs(x) < TINY for x in c.seen),
         gradient_only=False,
     ),
@@ -121,8 +124,9 @@ KNOWN: tuple[Convention, ...] = (
     ),
     Convention(
         "maximum, minimum of zeros",
-        "at a tie ours return the first input, as torch.maximum and torch.minimum; "
-        "jnp.minimum(0.0, -0.0) is -0.0 and jnp.maximum(-0.0, 0.0) is 0.0",
+        "at a tie ours return the first input, as torch.maximum and torch.minimum do; "
+        "jnp.maximum of two zeros is 0.0 and jnp.minimum -0.0, in either order (IEEE "
+        "754-2019's maximum and minimum)",
         lambda c: c.op in ("maximum", "minimum") and c.operands[0] == c.operands[1] == 0.0,
         gradient_only=False,
     ),
