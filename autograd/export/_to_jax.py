@@ -34,6 +34,12 @@ def to_jax(
 ) -> Callable[..., Array]: ...
 @overload
 def to_jax(
+    fn: Callable[..., tuple[Scalar, ...]],
+    static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Iterable[str] = (),
+) -> Callable[..., tuple[Array, ...]]: ...
+@overload
+def to_jax(
     fn: Callable[..., object],
     static_argnums: int | Sequence[int] = (),
     static_argnames: str | Iterable[str] = (),
