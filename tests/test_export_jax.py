@@ -8,6 +8,8 @@ import math
 import random
 import re
 import struct
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -286,3 +288,20 @@ def test_reading_a_traced_value_is_refused_with_the_exporters_name() -> None:
 
     with pytest.raises(TypeError, match=r"to_jax\(f\): .*reads `\.value`"):
         to_jax(f)(1.0)
+
+
+def test_the_bench_checks_and_times_every_engine_at_a_small_size() -> None:
+    bench = Path(__file__).resolve().parent.parent / "bench" / "jax_export.py"
+    done = subprocess.run(
+        # 1,024 points: at 80 (10 a device) XLA took over two minutes to compile the 8-way step
+        [sys.executable, "-W", "ignore", str(bench), "1024"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| W8")]
+    assert len(rows) == 1
+    assert "not run" not in rows[0]
+    assert "8 host CPU devices" in done.stdout
