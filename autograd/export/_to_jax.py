@@ -15,7 +15,7 @@ from autograd.core.convert import to_float
 from autograd.core.nodes import Scalar
 from autograd.export._equations import Statics, Traced, attrs_classes, static_key, trace
 from autograd.export._jax import Jax, Value, compile_run, load
-from autograd.pytree import flatten_any, paths, unflatten
+from autograd.pytree import TreeDef, flatten_any, paths, unflatten
 
 if TYPE_CHECKING:
     from jax import Array
@@ -112,24 +112,24 @@ def to_jax(
         flat: list[Value] = []
         key: list[object] = []
         for i, a in enumerate(args):
+            root = f"to_jax({name}): args[{i}]"
             if i in static:
-                key.append(static_key(a, f"to_jax({name}): args[{i}]"))
+                key.append(static_key(a, root))
                 continue
-            leaves, tree = flatten_any(a, f"args[{i}]")
+            leaves, tree = flatten_any(a, root)
             key.append(tree)
-            where = paths(tree, f"to_jax({name}): args[{i}]")
-            flat.extend(_value(j, x, at) for x, at in zip(leaves, where, strict=True))
+            flat.extend(_values(j, leaves, tree, root))
         key.append(tuple((k, static_key(v, f"to_jax({name}): {k}=")) for k, v in kwargs.items()))
-        entry = cache.get(tuple(key))
+        at = tuple(key)
+        entry = cache.get(at)
         if entry is None:
             traced = _traced(fn, args, static, kwargs, name)
             register(j, attrs_classes([*traced.trees, traced.result]))
-            entry = (traced, compile_run(j, traced.program))
-            cache[tuple(key)] = entry
+            entry = cache[at] = (traced, compile_run(j, traced.program))
             if len(cache) > CACHE_SIZE:
                 cache.popitem(last=False)
         else:
-            cache.move_to_end(tuple(key))
+            cache.move_to_end(at)
         return unflatten(entry[0].result, entry[1](flat))
 
     return exported
@@ -146,6 +146,14 @@ def _traced(
         return trace(fn, args, static, kwargs)
     except TypeError as e:
         raise TypeError(f"to_jax({name}): {e}") from e
+
+
+def _values(j: Jax, leaves: list[object], tree: TreeDef, root: str) -> list[Value]:
+    """Each leaf as a float64 JAX value (`_value`); a message names a refused leaf's path."""
+    try:
+        return [_value(j, x, root) for x in leaves]
+    except TypeError:
+        return [_value(j, x, path) for x, path in zip(leaves, paths(tree, root), strict=True)]
 
 
 def _value(j: Jax, x: object, path: str) -> Value:
@@ -212,6 +220,4 @@ def to_arrays(tree: T) -> T:
     j = load()
     leaves, shape = flatten_any(tree, "tree")
     register(j, attrs_classes([shape]))
-    where = paths(shape, "to_arrays(): tree")
-    values = [_value(j, x, at) for x, at in zip(leaves, where, strict=True)]
-    return unflatten(shape, values)  # type: ignore[return-value]  # the same structure, arrays for numbers
+    return unflatten(shape, _values(j, leaves, shape, "to_arrays(): tree"))  # type: ignore[return-value]  # the same structure, arrays for numbers
