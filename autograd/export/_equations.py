@@ -18,15 +18,16 @@ from __future__ import annotations
 import inspect
 import struct
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import cast
 
 import attrs
 
+from autograd.compiler import equations as program
 from autograd.compiler.jit import _call_guarded
 from autograd.core.context import debug_sites
-from autograd.core.nodes import Const, Leaf, Node, Op
+from autograd.core.nodes import OPS, Const, Leaf, Node, Op
 from autograd.core.rulegen import RAW_VALUE
 from autograd.pytree import Kind, TreeDef, flatten_any, paths, unflatten
-from autograd.walks import toposort_many
 
 
 @attrs.frozen
@@ -71,36 +72,43 @@ class ExternalNodeError(TypeError):
 def equations(outputs: Sequence[Node], inputs: Sequence[Node]) -> Equations:
     """The graph from ``inputs`` to ``outputs`` as equations, inputs before users.
 
-    An op whose operands are all constants is folded to its value (the float
-    forward's bits, the same at every call).
+    Read from the compiler's program of equations (`compiler.equations.forward`,
+    every input a variable, as under ``grad``), numbered: the inputs first, then
+    each equation's output. An op whose operands are all constants is folded to
+    its value (its node built on those constants: the float forward's bits).
 
     Raises:
         ExternalNodeError: if the graph reaches a `Leaf` that is not one of ``inputs``.
     """
-    atoms: dict[Node, Atom] = {x: i for i, x in enumerate(inputs)}
+    try:
+        variables, eqns, names = program.forward(inputs, (), outputs)
+    except ValueError as error:  # a variable that is not an input
+        raise ExternalNodeError(
+            "the function uses a variable it was not given "
+            "(a node it closes over, or one of an outer transform); pass it as an argument"
+        ) from error
+    atoms: dict[str, Atom] = {v.name: i for i, v in enumerate(variables)}
+
+    def atom(a: program.Atom) -> Atom:
+        return Literal(a.value) if isinstance(a, program.Lit) else atoms[a.name]
+
     body: list[Equation] = []
-    for node, ins in toposort_many(list(outputs), stop=set(inputs)):
-        if node in atoms:
+    for eqn in eqns:
+        cls = OPS[eqn.prim]
+        operands = tuple(atom(a) for a in eqn.ins)
+        out = eqn.outs[0].name
+        if all(isinstance(a, Literal) for a in operands):  # constants only: the node's value
+            consts = [Const(cast(Literal, a).value) for a in operands]
+            made = cls(**dict(zip(cls.inputs, consts, strict=True)), **dict(eqn.params))
+            atoms[out] = Literal(getattr(made, RAW_VALUE))
             continue
-        if type(node) is Const:
-            atoms[node] = Literal(getattr(node, RAW_VALUE))
-            continue
-        if not isinstance(node, Op):
-            raise ExternalNodeError(
-                f"the function uses {type(node).__name__}(...), a variable it was not given "
-                "(a node it closes over, or one of an outer transform); pass it as an argument"
-            )
-        operands = tuple(atoms[x] for x in ins)
-        if all(type(a) is Literal for a in operands):
-            atoms[node] = Literal(getattr(node, RAW_VALUE))
-            continue
-        cls = type(node)
-        params = tuple((f, getattr(node, f)) for f in cls.static_fields)
+        params = eqn.params
         if cls.const_variant is not None:
-            params += (("const", type(ins[cls.const_variant]) is Const),)
-        atoms[node] = len(inputs) + len(body)
+            params += (("const", type(eqn.ins[cls.const_variant]) is program.Lit),)
+        atoms[out] = len(variables) + len(body)
         body.append(Equation(cls, operands, params))
-    return Equations(len(inputs), tuple(body), tuple(atoms[x] for x in outputs))
+    outs = [program.atom(x, names) for x in outputs]
+    return Equations(len(variables), tuple(body), tuple(atom(a) for a in outs))
 
 
 @attrs.frozen(eq=False)
