@@ -32,11 +32,43 @@ from autograd.core.convert import to_float
 from autograd.core.functions import BINARY_FUNCTIONS, FUNCTIONS
 
 HOSTILE: list[object] = [
-    0.5, -0.0, math.inf, math.nan, 3, -7, 2**53, 2**53 + 1, -(2**63), 10**400, -(10**400),
-    np.float64(1.5), np.float32(1.5), np.float32(0.1), np.int64(3), np.int32(-2), np.bool_(True),
-    np.float16(0.5), np.uint8(7), Fraction(1, 2), Fraction(1, 3), Decimal("0.5"), Decimal("0.1"),
-    Decimal("nan"), True, False, "1.0", b"1", 1j, None, [1.0], (1.0,), {"a": 1.0}, object(),
-    np.array(1.0), np.array([1.0, 2.0]), np.array([1.0, 2.0], dtype=">f8"),
+    0.5,
+    -0.0,
+    math.inf,
+    math.nan,
+    3,
+    -7,
+    2**53,
+    2**53 + 1,
+    -(2**63),
+    10**400,
+    -(10**400),
+    np.float64(1.5),
+    np.float32(1.5),
+    np.float32(0.1),
+    np.int64(3),
+    np.int32(-2),
+    np.bool_(True),
+    np.float16(0.5),
+    np.uint8(7),
+    Fraction(1, 2),
+    Fraction(1, 3),
+    Decimal("0.5"),
+    Decimal("0.1"),
+    Decimal("nan"),
+    True,
+    False,
+    "1.0",
+    b"1",
+    1j,
+    None,
+    [1.0],
+    (1.0,),
+    {"a": 1.0},
+    object(),
+    np.array(1.0),
+    np.array([1.0, 2.0]),
+    np.array([1.0, 2.0], dtype=">f8"),
 ]
 
 
@@ -126,11 +158,21 @@ def binary(t: Tally) -> None:
 
 def comparisons(t: Tally) -> None:
     cmps = {n: getattr(ag, n) for n in ("eq", "ne", "lt", "le", "gt", "ge") if hasattr(ag, n)}
-    pairs = [(2**53 + 1, 2**53), (10**400, math.inf), (-(10**400), -math.inf), (1, 1.0),
-             (np.float32(0.1), 0.1), (Fraction(1, 2), 0.5), ("a", 1.0), (None, 1.0)]
+    pairs = [
+        (2**53 + 1, 2**53),
+        (10**400, math.inf),
+        (-(10**400), -math.inf),
+        (1, 1.0),
+        (np.float32(0.1), 0.1),
+        (Fraction(1, 2), 0.5),
+        ("a", 1.0),
+        (None, 1.0),
+    ]
     for (name, cmp), (a, b) in itertools.product(cmps.items(), pairs):
+
         def f(x: float, c: object, cmp=cmp, b=b) -> object:
             return ag.where(cmp(c, b), x, -x)
+
         t.probe(
             f"where({name}({a!r:.30}, {b!r:.30}), x, -x)",
             {"plain": lambda f=f, a=a: f(1.0, a), "jit": lambda f=f, a=a: ag.jit(f)(1.0, a)},
@@ -139,9 +181,21 @@ def comparisons(t: Tally) -> None:
 
 def reductions(t: Tally) -> None:
     inputs: list[object] = [
-        [1.0, 2.0], [1, 2**53 + 1], [10**400, 1.0], [[1.0], [2.0]], ["a", "b"], {"a": 1.0},
-        [1j, 2.0], [None], [], np.array([1.0, 2.0]), np.array([[1.0]]), [np.float32(0.5)],
-        [Fraction(1, 3)], (1.0, 2.0), "ab",
+        [1.0, 2.0],
+        [1, 2**53 + 1],
+        [10**400, 1.0],
+        [[1.0], [2.0]],
+        ["a", "b"],
+        {"a": 1.0},
+        [1j, 2.0],
+        [None],
+        [],
+        np.array([1.0, 2.0]),
+        np.array([[1.0]]),
+        [np.float32(0.5)],
+        [Fraction(1, 3)],
+        (1.0, 2.0),
+        "ab",
     ]
     for name in ("sum", "mean"):
         fn = getattr(ag, name)
@@ -164,10 +218,20 @@ def vmaps(t: Tally) -> None:
         return x * w[0] + w[1]  # type: ignore[index]
 
     batches: list[object] = [
-        [1.0, 2.0], [2, 3], [10**400, 1], [2**53 + 1], np.array([1.0, 2.0]),
-        np.array([1.0, 2.0], dtype=">f8"), np.array([1.0, 2.0], dtype=np.float32),
-        np.array([1, 2]), [np.float32(1.5), np.int64(2)], [Fraction(1, 2)], ["a"], [None],
-        [[1.0]], np.array([[1.0, 2.0]]),
+        [1.0, 2.0],
+        [2, 3],
+        [10**400, 1],
+        [2**53 + 1],
+        np.array([1.0, 2.0]),
+        np.array([1.0, 2.0], dtype=">f8"),
+        np.array([1.0, 2.0], dtype=np.float32),
+        np.array([1, 2]),
+        [np.float32(1.5), np.int64(2)],
+        [Fraction(1, 2)],
+        ["a"],
+        [None],
+        [[1.0]],
+        np.array([[1.0, 2.0]]),
     ]  # an empty batch is refused by vmap on purpose (no size to map): not a probe
     for xs in batches:
         t.probe(
@@ -195,7 +259,9 @@ def vmaps(t: Tally) -> None:
             {
                 "loop": lambda w=w, xs=xs: floats(shared(to_float(x), w) for x in xs),
                 "vmap": lambda w=w, xs=xs: floats(ag.vmap(shared, in_axes=(0, None))(xs, w)),
-                "jit vmap": lambda w=w, xs=xs: floats(ag.jit(ag.vmap(shared, in_axes=(0, None)))(xs, w)),  # noqa: E501
+                "jit vmap": lambda w=w, xs=xs: floats(
+                    ag.jit(ag.vmap(shared, in_axes=(0, None)))(xs, w)
+                ),
             },
             want="list",
         )
