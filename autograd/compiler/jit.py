@@ -605,15 +605,7 @@ def _trace(
     wrt_nums = vg.resolve(len(args)) if vg is not None else ()  # errors before any work
     spans = _array_spans(args, static, fn)  # where NumPy arrays sit among the inputs
     given = tuple(a if i in static or not spans else arrays_as_lists(a) for i, a in enumerate(args))
-    inputs: list[Node] = []
-    trees: dict[int, TreeDef] = {}
-    new_args = list(given)
-    for i, a in enumerate(given):
-        if i not in static:
-            leaves, trees[i] = flatten_arg(a, i, fn, vg)
-            variables = [Leaf(x) for x in leaves]  # type: ignore[arg-type]  # floats, checked
-            inputs.extend(variables)
-            new_args[i] = unflatten(trees[i], variables)
+    inputs, trees, new_args = _fresh_variables(given, static, fn, vg)
     wrt = _differentiated(wrt_nums, inputs, trees, len(args))
     differentiated = set(wrt)  # the rest are plain floats in the eager call
     state = TraceState({x for x in inputs if x not in differentiated})
@@ -638,18 +630,7 @@ def _trace(
     plain = [x for x in inputs if x not in differentiated]
     columns: set[Node] = set()
     if bt is not None and bt.used:
-        inputs = [x for x in inputs if x not in in_arrays]  # arrays reach the program whole
-        plain = [x for x in plain if x not in in_arrays]
-        n = len(inputs)
-        batch = dialect(
-            range(n, n + len(bt.leaves)),
-            options,
-            dict(bt.batch),
-            tuple(bt.sizes),
-            frozenset(bt.arrays),
-        )
-        inputs = [*inputs, *bt.leaves]
-        plain += bt.leaves
+        inputs, plain, batch = _with_batch(inputs, plain, in_arrays, bt, options)
     try:
         if batch is not None and bt is not None:
             result, columns = _columns(result)
@@ -667,13 +648,7 @@ def _trace(
             return _trace(fn, vg, args, static, kwargs, options, loop=True)
         FALLBACKS["too big" if isinstance(e, GraphTooBigError) else "external node"] += 1
         if isinstance(e, GraphTooBigError):  # a cliff in speed: said, once per trace
-            warnings.warn(
-                f"jit({name_of(fn)}): the traced graph is too big to compile ({e}, after "
-                "rolling repeated code into loops); calls with these argument shapes run "
-                "eagerly, with the same results",
-                RuntimeWarning,
-                stacklevel=3,  # the user's call of the jitted function
-            )
+            _warn_too_big(fn, e)
         return _eager(expand=bool(spans))
     except NotBatchable:  # a batch's values reach an output: only the loop gives them
         FALLBACKS["not batchable"] += 1
@@ -682,6 +657,58 @@ def _trace(
         return _with_columns(entry, bt)
     entry.expand = bool(spans)
     return entry
+
+
+def _fresh_variables(
+    given: tuple[object, ...],
+    static: Collection[int],
+    fn: Callable[..., object],
+    vg: Arguments | None,
+) -> tuple[list[Node], dict[int, TreeDef], list[object]]:
+    """A fresh `Leaf` per float of each traced argument.
+
+    Returns the variables, each argument's tree, and the arguments rebuilt on
+    the variables (static ones as given).
+    """
+    inputs: list[Node] = []
+    trees: dict[int, TreeDef] = {}
+    new_args = list(given)
+    for i, a in enumerate(given):
+        if i not in static:
+            leaves, trees[i] = flatten_arg(a, i, fn, vg)
+            variables = [Leaf(x) for x in leaves]  # type: ignore[arg-type]  # floats, checked
+            inputs.extend(variables)
+            new_args[i] = unflatten(trees[i], variables)
+    return inputs, trees, new_args
+
+
+def _with_batch(
+    inputs: list[Node],
+    plain: list[Node],
+    in_arrays: dict[Node, tuple[int, int]],
+    bt: BatchTrace,
+    options: Options,
+) -> tuple[list[Node], list[Node], Dialect]:
+    """The program's inputs once a `vmap` ran as one batch: its columns after the rest.
+
+    An array argument reaches the program whole, as a column, not as its elements.
+    """
+    inputs = [x for x in inputs if x not in in_arrays]
+    plain = [x for x in plain if x not in in_arrays]
+    n = len(inputs)
+    varying = range(n, n + len(bt.leaves))
+    batch = dialect(varying, options, dict(bt.batch), tuple(bt.sizes), frozenset(bt.arrays))
+    return [*inputs, *bt.leaves], [*plain, *bt.leaves], batch
+
+
+def _warn_too_big(fn: Callable[..., object], e: GraphTooBigError) -> None:
+    warnings.warn(
+        f"jit({name_of(fn)}): the traced graph is too big to compile ({e}, after "
+        "rolling repeated code into loops); calls with these argument shapes run "
+        "eagerly, with the same results",
+        RuntimeWarning,
+        stacklevel=4,  # the user's call of the jitted function
+    )
 
 
 def _compile(
