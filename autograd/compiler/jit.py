@@ -464,33 +464,7 @@ def _batched_call(mapped: Mapped, batch: Batch, cache: _Cache, options: Options)
         return _NOT_BATCHED
     fn = mapped.fn
     vg = transform_of(fn)
-    # The first example, traced. What is passed whole (in_axes None) is the same in
-    # every example: a NumPy array there is traced as the list of its floats, as jit
-    # traces an array argument, and its floats are inputs like any other.
-    examples: list[object] = []
-    varying: list[int] = []
-    columns: list[object] = []
-    at = 0
-    for i, a in enumerate(batch.args):
-        if a.tree is None:
-            whole = arrays_as_lists(a.whole)
-            examples.append(whole)
-            at += len(flatten_arg(whole, i, fn, vg)[0])  # as many leaves as jit's flatten finds
-            continue
-        mapped_slots = {id(c) for c in a.columns}
-        slots: list[object] = []
-        for slot in a.slots:
-            if id(slot) in mapped_slots:
-                varying.append(at)
-                columns.append(slot)
-                first = slot.values[0]  # type: ignore[attr-defined]  # a _Column
-                slots.append(first if isinstance(first, float | _Arith) else float(first))
-                at += 1
-            else:
-                shared = arrays_as_lists(slot)
-                slots.append(shared)
-                at += len(shared) if shared is not slot else 1  # type: ignore[arg-type]  # a list
-        examples.append(unflatten(a.tree, slots))
+    examples, varying, columns = _first_example(batch, fn, vg)  # traced: the first example
     try:
         key, flat = call_key(tuple(examples), (), {}, fn, vg)
     except HoldsNode:  # an outer graph among the arguments: the loop builds on it
@@ -532,6 +506,42 @@ def _batched_call(mapped: Mapped, batch: Batch, cache: _Cache, options: Options)
         except _NotNumber:
             break
     return _NOT_BATCHED  # examples disagree on a choice made on plain numbers
+
+
+def _first_example(
+    batch: Batch, fn: Callable[..., object], vg: Arguments | None
+) -> tuple[list[object], list[int], list[object]]:
+    """The batch's first example as the arguments a trace takes.
+
+    Also where each mapped leaf's variable sits among the traced floats, and
+    its column. What is passed whole (in_axes None) is the same in every
+    example: a NumPy array there is traced as the list of its floats.
+    """
+    examples: list[object] = []
+    varying: list[int] = []
+    columns: list[object] = []
+    at = 0
+    for i, a in enumerate(batch.args):
+        if a.tree is None:
+            whole = arrays_as_lists(a.whole)
+            examples.append(whole)
+            at += len(flatten_arg(whole, i, fn, vg)[0])  # as many leaves as jit's flatten finds
+            continue
+        mapped_slots = {id(c) for c in a.columns}
+        slots: list[object] = []
+        for slot in a.slots:
+            if id(slot) in mapped_slots:
+                varying.append(at)
+                columns.append(slot)
+                first = slot.values[0]  # type: ignore[attr-defined]  # a _Column
+                slots.append(first if isinstance(first, float | _Arith) else float(first))
+                at += 1
+            else:
+                shared = arrays_as_lists(slot)
+                slots.append(shared)
+                at += len(shared) if shared is not slot else 1  # type: ignore[arg-type]  # a list
+        examples.append(unflatten(a.tree, slots))
+    return examples, varying, columns
 
 
 # ---- tracing and compiling --------------------------------------------------
