@@ -249,3 +249,23 @@ def test_a_node_typed_result_type_checks() -> None:
     assert derivative_node().value == 6.0
     assert_type(ag.value_and_grad(square)(Leaf(3.0)), tuple[Node, Node])
     assert_type(ag.hessian(square)(Leaf(3.0)), Node)
+
+
+def test_a_node_and_a_float_give_nodes_in_every_entry_as_typed() -> None:
+    """Pairs: a node among the two scalars makes every entry a node (`OnPair`)."""
+    x0, y0 = 0.6, -0.9
+    want = ag.hessian(f2, argnums=(0, 1))(x0, y0)
+    cases = [
+        (
+            ag.hessian(f2, argnums=(0, 1))(Leaf(x0), y0),
+            ag.jacobian(f2, argnums=(0, 1))(Leaf(x0), y0),
+        ),
+        (
+            ag.hessian(f2, argnums=(0, 1))(x0, Leaf(y0)),
+            ag.jacobian(f2, argnums=(0, 1))(x0, Leaf(y0)),
+        ),
+    ]
+    for hess, jac in cases:
+        entries: list[Node] = [*hess[0], *hess[1], *jac]  # typed Node: checked by mypy
+        assert all(isinstance(e, Node) for e in entries)
+        assert [bits(e.value) for e in entries[:4]] == [bits(w) for row in want for w in row]

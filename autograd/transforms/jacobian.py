@@ -94,12 +94,18 @@ class OnMapping(Protocol[K, P, F_co, N_co]):
 
 
 class OnPair(Protocol[P, F_co, N_co]):
-    """A transform of a function of two scalars: two floats give ``F_co``, else ``N_co``."""
+    """A transform of a function of two scalars: two floats give ``F_co``, a node ``N_co``.
+
+    Called on a node and a float, the result is nodes too, linked to the node
+    (a zero is a `Const`); two `Scalar`s give either.
+    """
 
     @overload
     def __call__(self, x: float, y: float, /, *args: P.args, **kwargs: P.kwargs) -> F_co: ...
     @overload
-    def __call__(self, x: Scalar, y: Scalar, /, *args: P.args, **kwargs: P.kwargs) -> N_co: ...
+    def __call__(self, x: Node, y: Scalar, /, *args: P.args, **kwargs: P.kwargs) -> N_co: ...
+    @overload
+    def __call__(self, x: float, y: Node, /, *args: P.args, **kwargs: P.kwargs) -> N_co: ...
 
 
 class Hessian(Protocol[T_co]):
@@ -550,13 +556,13 @@ def jacobian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Node, Node, P], Scalar],
     argnums: tuple[Literal[0], Literal[1]],
     has_aux: Literal[False] = False,
-) -> OnPair[P, tuple[float, float], tuple[Scalar, Scalar]]: ...
+) -> OnPair[P, tuple[float, float], tuple[Node, Node]]: ...
 @overload
 def jacobian(  # type: ignore[overload-overlap]  # first match wins
     fn: Callable[Concatenate[Node, Node, P], Sequence[Scalar]],
     argnums: tuple[Literal[0], Literal[1]],
     has_aux: Literal[False] = False,
-) -> OnPair[P, Sequence[tuple[float, float]], Sequence[tuple[Scalar, Scalar]]]: ...
+) -> OnPair[P, Sequence[tuple[float, float]], Sequence[tuple[Node, Node]]]: ...
 @overload
 def jacobian(
     fn: Callable[Concatenate[T1, T2, P], Scalar],
@@ -681,7 +687,7 @@ def hessian(  # type: ignore[overload-overlap]  # first match wins
 ) -> OnPair[
     P,
     tuple[tuple[float, float], tuple[float, float]],
-    tuple[tuple[Scalar, Scalar], tuple[Scalar, Scalar]],
+    tuple[tuple[Node, Node], tuple[Node, Node]],
 ]: ...
 @overload
 def hessian(

@@ -67,8 +67,11 @@ assert_type(ag.hessian(vec)([1.0, 2.0]), Sequence[Sequence[float]])
 assert_type(ag.hessian(vec)([x, 2.0]), Sequence[Sequence[Node]])
 assert_type(ag.hessian(params)({"w": 1.0, "b": 2.0}), dict[str, dict[str, float]])
 assert_type(ag.hessian(params)({"w": x, "b": 2.0}), dict[str, dict[str, Node]])
+# a node among two scalars: every entry a node (a zero is a `Const`)
+assert_type(ag.hessian(f2, argnums=(0, 1))(x, 2.0), tuple[tuple[Node, Node], tuple[Node, Node]])
+assert_type(ag.hessian(f2, argnums=(0, 1))(x, y), tuple[tuple[Node, Node], tuple[Node, Node]])
 assert_type(
-    ag.hessian(f2, argnums=(0, 1))(x, 2.0), tuple[tuple[Scalar, Scalar], tuple[Scalar, Scalar]]
+    ag.hessian(f2, argnums=(0, 1))(1.0, 2.0), tuple[tuple[float, float], tuple[float, float]]
 )
 assert_type(ag.hessian(with_aux, has_aux=True)(x), tuple[Node, str])
 assert_type(ag.hessian(with_aux, has_aux=True)(1.0), tuple[float, str])
@@ -81,7 +84,9 @@ assert_type(ag.jacobian(named_outs)(x), dict[str, Node])
 assert_type(ag.jacobian(vec)([x, y]), Sequence[Node])
 assert_type(ag.jacobian(vec_outs)([x, y]), Sequence[Sequence[Node]])
 assert_type(ag.jacobian(params)({"w": x, "b": y}), dict[str, Node])
-assert_type(ag.jacobian(f2, argnums=(0, 1))(1.0, y), tuple[Scalar, Scalar])
+assert_type(ag.jacobian(f2, argnums=(0, 1))(1.0, y), tuple[Node, Node])
+assert_type(ag.jacobian(f2, argnums=(0, 1))(x, y), tuple[Node, Node])
+assert_type(ag.jacobian(f2, argnums=(0, 1))(1.0, 2.0), tuple[float, float])
 
 # jvp: keyed on the primals and tangents
 assert_type(ag.jvp(f, (1.0,), (1.0,)), tuple[float, float])
