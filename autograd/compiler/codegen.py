@@ -26,6 +26,7 @@ from typing import cast
 import attrs
 
 from autograd.compiler import orders, pack, periods, reroll
+from autograd.compiler.equations import as_eager
 from autograd.compiler.options import Options
 from autograd.compiler.stmts import NAME, Stmt
 from autograd.core.batching import is_batch_sum
@@ -587,12 +588,7 @@ class Program:
         i = op.const_variant
         if i is None or ins[i] not in self.floats:
             return op, names
-        stand_in = Const(math.nan)  # no value of it is read: only that it is a constant
-        copy = attrs.evolve(op, **{op.inputs[i]: stand_in})  # type: ignore[misc]  # every Op is attrs; the plugin wants a concrete class
-        names[stand_in] = names[ins[i]]
-        if node in names:
-            names[cast(Node, copy)] = names[node]
-        return copy, names
+        return as_eager(op, i, names), names
 
     def guards(self, guards: Sequence[tuple[str, Node, Node, bool]]) -> None:
         """Statements checking the choices the trace made on plain numbers of the eager call.

@@ -246,17 +246,29 @@ def _rule(
             syms[x] = Sym(names[x].name, (names[x].name,))
     i = op.const_variant
     if i is not None and ins[i] in names and names[ins[i]].plain:
-        stand_in = Const(math.nan)  # only that it is a constant is read, never its value
-        copy = attrs.evolve(op, **{op.inputs[i]: stand_in})  # type: ignore[misc]  # every Op is attrs; the plugin wants a concrete class
-        syms[stand_in] = syms[ins[i]]
-        syms[cast(Node, copy)] = syms.get(op, Sym("?"))
-        op = copy
+        op = as_eager(op, i, syms)
     if isinstance(g, Lit):  # the seed: a product with it is the other factor, as compiled
         gs = Sym(literal(g.value), (), g.value, g.value == 1.0)
     else:
         gs = Sym(g.name, (g.name,))
     outs = op.vjp(gs, syms.__getitem__)
     return [None if o is None else (sym(o).src, sym(o).uses) for o in outs]
+
+
+def as_eager(op: Op, i: int, syms: dict[Node, Sym]) -> Op:
+    """``op`` as the eager call built it, where its input ``i`` was a plain number.
+
+    The eager call lifted that number to a `Const` (``x ** c`` takes PyTorch's
+    scalar path); traced, it is a variable. The rule then runs on a copy
+    holding a stand-in `Const`, which ``syms`` (updated) names as the input;
+    the copy reads as ``op`` does.
+    """
+    stand_in = Const(math.nan)  # only that it is a constant is read, never its value
+    copy = attrs.evolve(op, **{op.inputs[i]: stand_in})  # type: ignore[misc]  # every Op is attrs; the plugin wants a concrete class
+    syms[stand_in] = syms[getattr(op, op.inputs[i])]
+    if op in syms:
+        syms[cast(Node, copy)] = syms[op]
+    return copy
 
 
 def _use(name: str, g: Atom, names: dict[Node, Var], node: Node, ins: tuple[Node, ...]) -> Atom:
