@@ -69,3 +69,26 @@ def test_a_graph_over_budget_is_a_counted_fallback() -> None:
     with pytest.warns(RuntimeWarning, match="too big"):
         assert ag.jit(f, options=Options(budget=10))(0.3) == f(0.3)
     assert FALLBACKS["too big"] == before + 1
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("chunk", 0),
+        ("chunk", "x"),
+        ("budget", 2.5),
+        ("probes", 1),
+        ("batch_from", True),
+        ("depth_gain", 1.5),
+        ("depth_always", 1),
+    ],
+)
+def test_options_out_of_range_are_refused_when_made(field: str, value: object) -> None:
+    """A bad threshold is a clear error at once, not a crash inside a later compile."""
+    with pytest.raises(ValueError, match=rf"Options\.{field} must be"):
+        Options(**{field: value})  # type: ignore[arg-type]  # wrong on purpose
+
+
+def test_jit_refuses_options_that_are_not_options() -> None:
+    with pytest.raises(TypeError, match="options must be an Options, got dict"):
+        ag.jit(lambda x: x, options={"chunk": 1})  # type: ignore[arg-type]  # wrong on purpose

@@ -8,7 +8,29 @@ experiment passes its own `Options`; nothing patches module globals.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import attrs
+
+
+def _at_least(least: int) -> Callable[[object, attrs.Attribute[int], int], None]:
+    """A field's check: an ``int`` (not a ``bool``) of at least ``least``."""
+
+    def check(_: object, field: attrs.Attribute[int], value: int) -> None:
+        if type(value) is not int or value < least:
+            raise ValueError(f"Options.{field.name} must be an int >= {least}, got {value!r}")
+
+    return check
+
+
+def _fraction(_: object, field: attrs.Attribute[float], value: float) -> None:
+    if type(value) not in (int, float) or not 0.0 <= value <= 1.0:
+        raise ValueError(f"Options.{field.name} must be a number in [0, 1], got {value!r}")
+
+
+def _flag(_: object, field: attrs.Attribute[bool], value: bool) -> None:
+    if type(value) is not bool:
+        raise ValueError(f"Options.{field.name} must be a bool, got {value!r}")
 
 
 @attrs.frozen(kw_only=True)
@@ -20,58 +42,62 @@ class Options:
     >>> small = ag.jit(lambda x: x * x + 1.0, options=Options(chunk=1))
     >>> small(3.0)
     10.0
+    >>> Options(chunk=0)
+    Traceback (most recent call last):
+      ...
+    ValueError: Options.chunk must be an int >= 1, got 0
     """
 
-    budget: int = 400_000
+    budget: int = attrs.field(default=400_000, validator=_at_least(1))
     """Statements above which a graph is not compiled: its calls run eagerly (CPython
     compiles about 10 us a statement)."""
-    trace_limit: int = 6_000_000
+    trace_limit: int = attrs.field(default=6_000_000, validator=_at_least(1))
     """Statements a scalar program may have before runs are rolled into loops (about 300
     bytes each); `budget` applies to what is compiled after that."""
-    chunk: int = 20_000
+    chunk: int = attrs.field(default=20_000, validator=_at_least(1))
     """Statements per generated function: CPython compiles very long functions slowly."""
-    reroll_from: int = 2_000
+    reroll_from: int = attrs.field(default=2_000, validator=_at_least(0))
     """Programs from this many statements have their repeated runs rolled into loops."""
-    depth_gain: float = 0.1
+    depth_gain: float = attrs.field(default=0.1, validator=_fraction)
     """A wide program is rolled in depth order (a balanced sum's levels become runs) if
     that leaves less than this fraction of its statements; else as traced."""
-    depth_always: bool = False
+    depth_always: bool = attrs.field(default=False, validator=_flag)
     """Roll every program in depth order (`tests/jit_fuzz.py --depth`)."""
-    release_size: int = 1024
+    release_size: int = attrs.field(default=1024, validator=_at_least(0))
     """Batches from this size on clear each register holding a dead array."""
-    loops_from: int = 2_000
+    loops_from: int = attrs.field(default=2_000, validator=_at_least(0))
     """Fewest nodes a graph (and a run in it) has for runs to be rolled before statements
     are written (`compiler.periods`); smaller runs are left to `reroll`."""
-    min_looped: int = 16
+    min_looped: int = attrs.field(default=16, validator=_at_least(1))
     """Fewest iterations `compiler.periods` writes a loop for."""
-    probes: int = 8
+    probes: int = attrs.field(default=8, validator=_at_least(2))
     """Windows of a graph's order searched for runs before the whole of it."""
-    probe_window: int = 2_048
+    probe_window: int = attrs.field(default=2_048, validator=_at_least(1))
     """Nodes in such a window."""
-    min_reps: int = 4
+    min_reps: int = attrs.field(default=4, validator=_at_least(2))
     """Fewest iterations `reroll` rolls a run of statements for."""
-    min_statements: int = 64
+    min_statements: int = attrs.field(default=64, validator=_at_least(1))
     """Fewest statements (period times iterations) `reroll` rolls a run for."""
-    max_period: int = 256
+    max_period: int = attrs.field(default=256, validator=_at_least(0))
     """Longest loop body `reroll` looks for position by position."""
-    stride: int = 8
+    stride: int = attrs.field(default=8, validator=_at_least(1))
     """Where no run starts, the next position `reroll` tries is this far on."""
-    window: int = 32
+    window: int = attrs.field(default=32, validator=_at_least(1))
     """Statements whose forms together find a long period (one data point's statements)."""
-    long_skip: int = 256
+    long_skip: int = attrs.field(default=256, validator=_at_least(1))
     """Positions that skip the search for long periods after one where none was found."""
-    splice: int = 4
+    splice: int = attrs.field(default=4, validator=_at_least(1))
     """Fewest consecutive outputs returned as a slice of a loop's list."""
-    sum_group: int = 262_144
+    sum_group: int = attrs.field(default=262_144, validator=_at_least(0))
     """Per-example values (variables times examples) one statement sums over a batch: a 2 MB
     stack. Small batches sum every variable in one statement (a NumPy call per statement is
     the cost there); large ones in groups, as they complete (memory is). 0: one a statement."""
-    batch_from: int = 8
+    batch_from: int = attrs.field(default=8, validator=_at_least(1))
     """Fewest examples a `vmap` under `jit` runs as one NumPy batch. A smaller batch runs the
     compiled per-example code once an example: a NumPy call costs more than a few examples'
     float arithmetic (a 10,000-step chain's gradient, 2 examples: 87 ms batched, 3 ms
     looped), and the loop gives eager's bits where NumPy's ``exp`` or ``tanh`` may not."""
-    pack_elements: int = 2**17
+    pack_elements: int = attrs.field(default=2**17, validator=_at_least(0))
     """Elements one packed 2-d operation of a small batch holds (a cache's worth)."""
 
 
