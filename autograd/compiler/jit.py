@@ -308,7 +308,7 @@ class Jitted(Protocol[P, T_co]):
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> T_co: ...
 
     def lower(self, *args: P.args, **kwargs: P.kwargs) -> Lowered:
-        """Trace and compile for these arguments (cached as a call is), without running."""
+        """Trace and compile for these arguments, without running; a call traces again."""
         ...
 
 
