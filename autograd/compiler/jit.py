@@ -71,7 +71,7 @@ from autograd.pytree import (
     unflatten,
 )
 from autograd.transforms.arguments import Arguments, result_leaves
-from autograd.transforms.batch import LEAF_AXES, Batch, arrays_at
+from autograd.transforms.batch import LEAF_AXES, Batch, arrays_at, stack_outputs
 from autograd.transforms.grad import scalar_output, transform_of
 from autograd.transforms.vmap import Mapped, vmap_of
 from autograd.walks import toposort_many
@@ -168,6 +168,7 @@ def jit(
     batched = mapped is not None and HAVE_NUMPY and not spec.argnums
     no_static = not spec.argnums  # then `spec.resolve` is always the empty set
     entries = cache.entries
+    each = _EachExample(cast(Mapped, mapped), options) if batched else None
 
     @functools.wraps(fn)
     def jitted(*args: P.args, **kwargs: P.kwargs) -> T:
@@ -175,7 +176,6 @@ def jit(
             return fn(*args, **kwargs)
         last = cache.last  # the last call's structure: one function checks it and runs its code
         as_arrays: TreeDef | None = None  # out_axes of a vmap given arrays, run by the loop
-        few = False  # a vmap of fewer examples than `Options.batch_from`: the loop's float code
         if last is not None and not kwargs and _debugging() is None:
             try:
                 out = last[0](args)
@@ -185,8 +185,9 @@ def jit(
                 return out  # type: ignore[return-value]  # the trace's result type
         if batched and not kwargs:
             batch = Batch(args, cast(Mapped, mapped).in_spec, cast(Mapped, mapped).names)
-            few = batch.size < options.batch_from
-            if _debugging() is None and not few:
+            if _debugging() is None:
+                if batch.size < options.batch_from and each is not None:  # a few: jit of one
+                    return cast(T, each.call(batch))
                 out = _batched_call(cast(Mapped, mapped), batch, cache, options)
                 if out is not _NOT_BATCHED:
                     return cast(T, out)
@@ -225,7 +226,7 @@ def jit(
             except KeyError:
                 pass
         if entry is None:
-            entry = _trace(fn, vg, args, static, kwargs, options, loop=few)
+            entry = _trace(fn, vg, args, static, kwargs, options)
             cache.put(key, entry)
         if entry.program is None:
             return fn(*args, **kwargs)
@@ -447,6 +448,30 @@ def cache_size(jitted: Callable[..., object]) -> int:
 
 
 _NOT_BATCHED = object()
+
+
+class _EachExample:
+    """``jit(vmap(fn))`` of a few examples: ``vmap(jit(fn))``, run as eager `vmap` runs.
+
+    Under `Options.batch_from` examples a NumPy call costs more than the
+    examples' float arithmetic, so each example runs ``jit(fn)``'s compiled
+    code: eager's bits, by `vmap`'s own loop, and ``fn``'s own compiled form
+    (``jit(grad(f))`` compiles the sweep; traced inside a loop, it would be
+    a graph of nodes).
+    """
+
+    __slots__ = ("jitted", "mapped", "options")
+
+    def __init__(self, mapped: Mapped, options: Options) -> None:
+        self.mapped = mapped
+        self.options = options
+        self.jitted: Callable[..., object] | None = None  # made at the first small batch
+
+    def call(self, batch: Batch) -> object:
+        if self.jitted is None:
+            self.jitted = jit(self.mapped.fn, options=self.options)
+        outs = [batch.call(self.jitted, i) for i in range(batch.size)]
+        return stack_outputs(outs, self.mapped.out_axes, batch)
 """`_batched_call`'s answer when one batched program cannot run the call."""
 
 
