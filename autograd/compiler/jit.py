@@ -472,6 +472,8 @@ class _EachExample:
             self.jitted = jit(self.mapped.fn, options=self.options)
         outs = [batch.call(self.jitted, i) for i in range(batch.size)]
         return stack_outputs(outs, self.mapped.out_axes, batch)
+
+
 """`_batched_call`'s answer when one batched program cannot run the call."""
 
 

@@ -58,10 +58,16 @@ class Unrolled(Exception):
 class Period:
     """A run of nodes in an order: ``count`` iterations of ``size`` nodes from ``start``."""
 
-    __slots__ = ("count", "fixed", "inputs", "loop", "size", "start")
+    __slots__ = ("count", "fixed", "inputs", "lists", "loop", "size", "start")
 
     def __init__(
-        self, start: int, size: int, count: int, fixed: list[int], inputs: list[tuple[int, int]]
+        self,
+        start: int,
+        size: int,
+        count: int,
+        fixed: list[int],
+        inputs: list[tuple[int, int]],
+        lists: list[tuple[int, int]] = [],  # noqa: B006  # never mutated
     ) -> None:
         self.start = start
         self.size = size
@@ -69,6 +75,8 @@ class Period:
         self.fixed = fixed  # the nodes every iteration reads: positions before the run, or
         # inputs, -1 - their index
         self.inputs = inputs  # (first, step): iteration q reads input first + step * q
+        self.lists = lists  # (first, step): iteration q reads node first + step * q, of a run
+        # before (`find` with ``stacked``)
         self.loop: tuple[ForwardLoop, str] | None = None  # the forward loop, its call's target
 
     def first(self, q: int) -> int:

@@ -208,15 +208,16 @@ def short_runs(
     min_statements: int,
     options: Options = DEFAULT,
     lists: bool = False,
-) -> list[tuple[int, int, int, list[int], list[tuple[int, int]]]]:
-    """The runs `reroll` would find with short periods: ``(start, period, count, fixed, inputs)``.
+) -> list[tuple[int, int, int, list[int], list[tuple[int, int]], list[tuple[int, int]]]]:
+    """Runs `reroll` finds with short periods: ``(start, period, count, fixed, inputs, lists)``.
 
     Each iteration reads only its own statements, the previous iteration's
     (the first reads what precedes the run), the statements ``fixed``, before
     the run, the same at every iteration, and ``inputs``: ``(first, step)``,
     input ``first + step * q`` at iteration q. With ``lists``, an iteration may
     also read an earlier run's values at a stride (a Hessian's sweep reading
-    its chain), as `reroll`'s loops do; without, no earlier run's values.
+    its chain), as `reroll`'s loops do: ``lists`` holds ``(first, step)``,
+    statement ``first + step * q`` at iteration q; without, no earlier run's values.
     `compiler.periods` looks for these among a graph's nodes, with forms and
     operands of its own.
     """
@@ -235,7 +236,13 @@ def short_runs(
         if lists or all(ref[0] != _LIST for ref in refs):
             fixed = sorted({ref[1] for ref in refs if ref[0] == _FIXED})
             inputs = sorted({(ref[1], ref[2]) for ref in refs if ref[0] == _INPUTS})
-            found.append((run.start, run.period, run.count, fixed, inputs))
+            streams = sorted(
+                {
+                    (runs[r].start + runs[r].period * first + slot, runs[r].period * step)
+                    for kind, r, slot, first, step in (ref for ref in refs if ref[0] == _LIST)
+                }
+            )
+            found.append((run.start, run.period, run.count, fixed, inputs, streams))
         end = run.start + run.period * run.count
         if lists:
             owner[run.start : end] = [len(runs)] * (end - run.start)
