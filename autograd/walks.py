@@ -10,7 +10,7 @@ that is differentiated again).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Container, Mapping, Sequence
 from operator import attrgetter
 from typing import cast
 
@@ -20,7 +20,7 @@ from autograd.core.nodes import PARENTS, SHARED, Const, Leaf, Node, Scalar, V, p
 from autograd.debug import sweep_checked, tangent_nan
 
 
-def toposort(root: Node, stop: Collection[Node] = ()) -> list[tuple[Node, tuple[Node, ...]]]:
+def toposort(root: Node, stop: Container[Node] = ()) -> list[tuple[Node, tuple[Node, ...]]]:
     """Every node ``root`` depends on, with its inputs, inputs before users.
 
     An iterative depth-first post-order: its result depends only on the graph

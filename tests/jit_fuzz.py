@@ -104,7 +104,10 @@ class Case:
         if self.transform == "none":
             return fn
         make = _TRANSFORMS[self.transform]
-        return make(fn, argnums=self.argnums, has_aux=self.has_aux)
+        made = make(fn, argnums=self.argnums, has_aux=self.has_aux)
+        if TRACED:  # a plain function to jit: the sweep is traced as nodes, read in reverse
+            return lambda *args: made(*args)
+        return made
 
 
 def make_case(seed: int) -> Case:
@@ -155,6 +158,11 @@ def make_case(seed: int) -> Case:
 
 
 SKIPPED = "skipped"
+
+TRACED = False
+"""Jit each transformed function as a plain one (`--traced`): the transform runs inside
+the trace, so the compiled graph holds its sweep as nodes, runs reading earlier runs
+backwards (what `jit(hessian)` compiles). Off by default."""
 
 POINTS = False
 """Make half the loops sums over their iterations, as a loss over data points is
@@ -429,9 +437,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="longer loops, each run of nodes rolled before statements are written",
     )
+    parser.add_argument(
+        "--traced",
+        action="store_true",
+        help="jit grad and value_and_grad as plain functions: their sweeps traced as nodes",
+    )
     ns = parser.parse_args(argv)
-    global POINTS, PERIODS  # a script's switches, read by make_case
-    POINTS, PERIODS = ns.points, ns.periods
+    global POINTS, PERIODS, TRACED  # a script's switches, read by make_case and transformed
+    POINTS, PERIODS, TRACED = ns.points, ns.periods, ns.traced
     global OPTIONS  # a script's compiler options, read by check
     changes: dict[str, Any] = {}
     if ns.periods:

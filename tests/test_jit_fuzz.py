@@ -94,6 +94,18 @@ def test_jit_agrees_with_eager_when_runs_of_nodes_roll_before_their_statements(
     assert loops > 40  # runs rolled forward and backward (56 in these cases)
 
 
+def test_jit_agrees_with_eager_when_runs_read_earlier_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`jit_fuzz --traced --periods`: a transform jitted as a plain function holds its sweep
+    as nodes, runs reading earlier runs backwards, each rolled with its values kept."""
+    monkeypatch.setattr(jit_fuzz, "PERIODS", True)
+    monkeypatch.setattr(jit_fuzz, "TRACED", True)
+    monkeypatch.setattr(jit_fuzz, "OPTIONS", Options(**jit_fuzz.EVERY_PERIOD))
+    sources = generated_sources(monkeypatch)
+    assert list(disagreements(range(7000, 8200))) == []
+    streamed = sum("_x0" in src for src in sources if src.startswith("def fwd_loop"))
+    assert streamed > 12  # loops streaming an earlier loop's values (25 in these cases)
+
+
 def test_most_fuzz_cases_compare_rather_than_skip() -> None:
     outcomes = [jit_fuzz.check(jit_fuzz.make_case(seed)) for seed in range(500)]
     assert outcomes.count(None) > 400  # a skip is an eager call that raised in Python

@@ -386,11 +386,14 @@ def test_windows_of_a_big_graph_decide_whether_it_is_searched(
     find = periods.find
 
     def counted(
-        forms: list[int], operands: list[list[int]], options: Options = DEFAULT
+        forms: list[int],
+        operands: list[list[int]],
+        options: Options = DEFAULT,
+        stacked: bool = False,
     ) -> list[periods.Period]:
         nonlocal searched
         searched += 1
-        return find(forms, operands, options)
+        return find(forms, operands, options, stacked)
 
     monkeypatch.setattr(periods, "find", counted)
     n = DEFAULT.probe_window * DEFAULT.probes // 3 + 500  # more nodes than the windows hold

@@ -20,6 +20,7 @@ import itertools
 import math
 import re
 import struct
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import cast
 
@@ -169,6 +170,10 @@ class Program:
         self.elements: dict[str, tuple[str, int]] = {}
         """Outputs that are items of a loop's list (`_looped_variables`): the list's name, where."""
         self._unpacked: set[str] = set()  # the items `link` gave a statement of their own
+        self.stacks: list[tuple[dict[Node, int], list[periods.Period], list[Ordered]]] = []
+        """Per order whose runs were rolled with their values kept (`forward`'s ``stacked``):
+        where its nodes are, and its rolled runs (`_looped`)."""
+        self._stacked: dict[tuple[int, int], str] = {}  # (run's id, slot) -> its values' list
 
     def const(self, value: float) -> str:
         """A name for a constant, shared by every constant with the same bits."""
@@ -203,29 +208,44 @@ class Program:
         """Whether code reading ``names`` runs over a batch: written in its NumPy dialect."""
         return bool(self.varying) and not self.varying.isdisjoint(names)
 
-    def forward(self, outputs: Sequence[Node]) -> None:
-        """Statements computing every node the outputs depend on, inputs first."""
+    def forward(self, outputs: Sequence[Node], stacked: bool = False) -> None:
+        """Statements computing every node the outputs depend on, inputs first.
+
+        With ``stacked`` (a program without a backward sweep), a run whose values
+        are read after it, or that reads an earlier run's values at a stride, is
+        rolled too: its loop keeps the values read later in lists (a scan's
+        stacked outputs), and a node read one by one gets its value from them.
+        """
+        if stacked and type(self.names) is dict:
+            self.names = _Names(self, self.names)
         names, kinds, plain, floats = self.names, self.kinds, self.plain_inputs, self.floats
         batched = bool(self.batch_of)  # it only grows from the nodes of a vmap's batch
         start = len(self.stmts)
         for out in outputs:
-            order = toposort(out, stop=names.keys())
+            stop = names.keys() if not self.stacks else _Stop(self)
+            order = toposort(out, stop=stop)
             found: list[periods.Period] = []
+            rolled: list[periods.Period] = []
             if len(names) == len(self.input_names):  # stopped only at inputs: reusable
                 self.orders[out] = order
                 if self.rolls and len(order) >= self.options.loops_from and self._repeats(order):
+                    where = dict(self._inputs_at())
                     found = periods.find(
-                        *self._node_forms(order, dict(self._inputs_at())), self.options
+                        *self._node_forms(order, where), self.options, stacked=stacked
                     )
+                    if stacked and found:
+                        self.stacks.append((where, rolled, order))
             self._check(len(order))
             # where a run's first iterations start: their statements are compared there
             marks = {per.first(q): per for per in found for q in range(periods.HEAD + 1)}
             at: dict[int, int] = {}
-            rolled = []
             p = 0
             for e in [*sorted(marks), len(order)]:
                 for node, ins in order[p:e]:
                     if node in names:
+                        continue
+                    if not ins and self.stacks and node in stop:  # a rolled run's value
+                        names[node]  # named from its run's list (`_Names`)
                         continue
                     # how the eager call holds it (`nodes.eager_kind`): a plain float, or not
                     if kind_in_order(node, ins, plain, kinds) == PLAIN and ins:
@@ -237,6 +257,8 @@ class Program:
                 per = marks.get(e)
                 if per is None:
                     continue
+                if self.stacks and e == per.first(0):  # before the iterations compared
+                    self._name_stacked_reads(order[e : per.first(periods.HEAD)])
                 at[e] = len(self.stmts)
                 if e == per.first(periods.HEAD) and self._loop_forward(order, per, at):
                     rolled.append(per)
@@ -363,15 +385,21 @@ class Program:
             nodes = self._iteration(order, per, q)
             roles = periods.own_roles(its[q], its[q - 1])
             roles.update({f"a{a + b * q}": ("in", i) for i, (a, b) in enumerate(per.inputs)})
+            roles.update(
+                {names[order[a + b * q][0]]: ("l", i) for i, (a, b) in enumerate(per.lists)}
+            )
             # an input's own node is named already; readers find it by its stream's role
             slots = tuple([_INPUT if x in inputs else roles.get(names[x], names[x]) for x in nodes])
             shapes.append((periods.shape(its[q], roles), slots, [x in self.floats for x in nodes]))
         named_elsewhere = [r for r in slots if type(r) is tuple and r[0] != "s" and r != _INPUT]
         if shapes[0] != shapes[1] or named_elsewhere:
             return False  # a node named as the previous iteration's value, or as an input
+        lists = self._list_streams(order, per)
+        if lists is None:
+            return False
         streams = [(a + b * head, b) for a, b in per.inputs]
         loop = periods.ForwardLoop(
-            f"fwd_loop{len(self.loops)}", its[head - 1], roles, slots, per.looped, streams
+            f"fwd_loop{len(self.loops)}", its[head - 1], roles, slots, per.looped, streams, lists
         )
         call = f"g{len(self.stmts)}"
         args = list(loop.params)  # names, and R: the inputs (`link`: always R's first items)
@@ -406,6 +434,96 @@ class Program:
             if like[j] in self.floats:
                 self.floats.add(node)
         return True
+
+    def _list_streams(
+        self, order: list[Ordered], per: periods.Period
+    ) -> list[tuple[str, int, int]] | None:
+        """A run's streams of earlier runs' values: (their list, first looped item, step).
+
+        None if one reads a run that was not rolled (its values are names, not a list).
+        """
+        found = []
+        for first, step in per.lists:
+            run = self._rolled_at(order, first)
+            if run is None or step % run.size:
+                return None
+            i, j = divmod(first - run.start, run.size)
+            s = step // run.size
+            if not 0 <= i + s * (per.count - 1) < run.count or run.loop[0].slots[j] == _INPUT:  # type: ignore[index]  # rolled
+                return None
+            found.append((run, j, i + s * periods.HEAD, s))
+        return [(self._stack(run, j, order), i, s) for run, j, i, s in found]
+
+    def _rolled_at(self, order: list[Ordered], p: int) -> periods.Period | None:
+        """The rolled run of ``order`` holding position ``p``, if any."""
+        for _, rolled, of in self.stacks:
+            if of is order:
+                for per in rolled:
+                    if per.start <= p < per.first(per.count):
+                        return per
+        return None
+
+    def _looped(self, node: Node) -> tuple[periods.Period, int, int, list[Ordered]] | None:
+        """Where ``node`` is if a rolled run's loop computed it unnamed: run, iteration, slot."""
+        for where, rolled, order in self.stacks:
+            p = where.get(node)
+            if p is None or p < 0:
+                continue
+            for per in rolled:  # the last looped iteration's nodes are named (`_loop_forward`)
+                if per.first(periods.HEAD) <= p < per.first(per.count - periods.TAIL - 1):
+                    q, j = divmod(p - per.start, per.size)
+                    return per, q, j, order
+            return None
+        return None
+
+    def _stack(self, per: periods.Period, j: int, order: list[Ordered]) -> str:
+        """A name for the list of node ``j``'s values over every iteration of a rolled run."""
+        key = (id(per), j)
+        name = self._stacked.get(key)
+        if name is not None:
+            return name
+        loop, call = cast("tuple[periods.ForwardLoop, str]", per.loop)
+        loop.stored.add(j)  # the loop keeps it
+        items: list[str] = []
+        uses: list[str] = []
+        for q in range(per.count):
+            if q == periods.HEAD:
+                items.append(f"*{call}[{loop.list_index(j)}]")
+                uses.append(call)
+            if not periods.HEAD <= q < per.count - periods.TAIL:
+                items.append(self.names[order[per.first(q) + j][0]])
+                uses.append(items[-1])
+        name = self._stacked[key] = f"g{len(self.stmts)}"
+        self.emit(name, f"[{', '.join(items)}]", tuple(dict.fromkeys(uses)))
+        return name
+
+    def element(self, node: Node) -> str:
+        """Name a node a rolled run's loop computed: an item of its list (`_Names`)."""
+        found = self._looped(node)
+        if found is None:
+            raise KeyError(node)
+        per, q, j, order = found
+        values = self._stack(per, j, order)
+        name = f"g{len(self.stmts)}"
+        self.emit(name, f"{values}[{q}]", (values,))
+        dict.__setitem__(self.names, node, name)
+        like = order[per.first(periods.HEAD - 1) + j][0]  # the loop's template
+        self.kinds[node] = self.kinds[like]
+        if like in self.floats:
+            self.floats.add(node)
+        return name
+
+    def _name_stacked_reads(self, nodes: list[Ordered]) -> None:
+        """Name what ``nodes`` read of rolled runs' loops, before they are written.
+
+        A run's first iterations are compared statement by statement: an item
+        taken from a list inside one of them would differ from the next's.
+        """
+        names = self.names
+        for _, ins in nodes:
+            for x in ins:
+                if x not in names and self._looped(x) is not None:
+                    names[x]  # named as an item (`_Names`)
 
     def _fixed(self, order: list[tuple[Node, tuple[Node, ...]]], per: periods.Period) -> list[Node]:
         """The nodes every iteration of a run reads (their cotangents add up over it)."""
@@ -610,6 +728,8 @@ class Program:
 
         Returns, per variable, the name holding its cotangent (``0.0`` if none).
         """
+        if self.stacks:  # a sweep over a run whose values other runs read: not written
+            raise periods.Unrolled(root)
         wanted = set(wrt)
         # Variables are leaves: stopping at them changes nothing, so `forward`'s walk
         # from the root, which stopped only at the inputs, is the sweep's order too.
@@ -1133,6 +1253,37 @@ class _Outside(dict[Node, int]):
         self[node] = at
         return at
 
+
+class _Names(dict[Node, str]):
+    """`Program.names` once runs are rolled with their values kept (`Program.forward`).
+
+    A node a loop computed has no name until it is read one by one: then it is
+    named as an item of its run's list (`Program.element`).
+    """
+
+    def __init__(self, program: Program, names: dict[Node, str]) -> None:
+        super().__init__(names)
+        self.program = weakref.ref(program)  # no cycle: a program is freed at once
+
+    def __missing__(self, node: Node) -> str:
+        program = self.program()
+        if program is None:
+            raise KeyError(node)
+        return program.element(node)
+
+
+class _Stop:
+    """What a later walk stops at once runs are rolled: named nodes, and looped ones."""
+
+    def __init__(self, program: Program) -> None:
+        self.program = program
+
+    def __contains__(self, node: object) -> bool:
+        return node in self.program.names or self.program._looped(node) is not None  # type: ignore[arg-type]  # a node, from `toposort`
+
+
+Ordered = tuple[Node, tuple[Node, ...]]
+"""A node of a `toposort` order, with its inputs."""
 
 _INPUT: periods.Role = ("in", -1)
 """The role of a node of a run's iteration that is an input (its readers name it by stream)."""

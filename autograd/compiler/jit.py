@@ -968,7 +968,7 @@ def _compile_plain(
 ) -> _Entry:
     leaves, tree = _result_leaves(result, "output", fn)
     nodes: list[Node] = [x for x in leaves if isinstance(x, _Arith)]
-    program.forward(nodes)
+    program.forward(nodes, stacked=True)  # no sweep: runs read later roll too
     sizes = _outputs(program, nodes, columns)
     linked = program.link([program.names[x] for x in nodes])
     _record(program, nodes, None, (), state)

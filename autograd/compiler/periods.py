@@ -46,7 +46,8 @@ Role = tuple[str, int]
 """Where a name of one iteration's statements lives, by position: ``("s", k)`` the target of
 this iteration's statement k, ``("c", k)`` of the previous iteration's (carried), ``("f0", j)``
 and ``("f1", j)`` the forward value of node j of this iteration and of the previous one,
-``("in", i)`` this iteration's input of the run's stream i (`Period.inputs`)."""
+``("in", i)`` this iteration's input of the run's stream i (`Period.inputs`), ``("l", i)``
+this iteration's value of an earlier run's stream i (`Period.lists`)."""
 
 _PART = re.compile(r"\b([avegklp][0-9]+)\b")
 
@@ -258,12 +259,16 @@ class ForwardLoop(_Body):
         slots: Sequence[Role | str],
         count: int,
         inputs: list[tuple[int, int]],
+        lists: Sequence[tuple[str, int, int]] = (),
     ) -> None:
         self.count = count
         self.inputs = inputs  # stream i: input first + step * q at looped iteration q
+        self.lists = lists  # stream i (role ``("l", i)``): a list's name, first item, step
         super().__init__(template, roles)
         for i in range(len(inputs)):
             self.stream(("in", i))  # each input stream, read or not: the call's arguments
+        for i in range(len(lists)):
+            self.stream(("l", i))
         self.name = name
         self.slots = [s if type(s) is tuple else self.param(s) for s in slots]  # type: ignore[arg-type]
         self.finals = sorted({s[1] for s in self.slots if type(s) is tuple and s[0] == "s"})
@@ -271,6 +276,10 @@ class ForwardLoop(_Body):
 
     def stream(self, role: Role) -> str:
         got = self.streams.get(role)
+        if got is None and role[0] == "l":  # an earlier run's values, all its iterations'
+            values, first, step = self.lists[role[1]]
+            got = (f"_x{role[1]}", _inputs(self.param(values), first, step, self.count))
+            self.streams[role] = got
         if got is None:
             first, step = self.inputs[role[1]]  # at the first looped iteration
             local, inputs = f"_i{role[1]}", _inputs(self.param("R"), first, step, self.count)
