@@ -92,32 +92,12 @@ def reroll(
 
     ``movable`` marks the statements `sink` may move later (a forward's).
     """
-    n = len(stmts)
     index = {t: i for i, (t, _, _) in enumerate(stmts)}
     forms, operands = _forms(stmts, index, written)
-    nxt = next_same(forms)
-    windows = Windows(forms, nxt, options)
-    if movable is not None and _repeats_far(windows, movable, options.max_period):
-        order = sink(forms, operands, movable)
-        if order is not None:
-            stmts, forms, operands, at = permute(order, stmts, forms, operands)
-            # only the outputs are looked up by name from here on
-            index = {name: at[index[name]] for name in live_out if name in index}
-            nxt = next_same(forms)
-            windows = Windows(forms, nxt, options, windows._count)  # the same forms, reordered
-    owner = [-1] * n
-    runs: list[Run] = []
-    i = 0
-    while i < n:
-        least, most = options.min_reps, options.min_statements
-        run = best_run(i, forms, operands, nxt, owner, runs, least, most, options, windows)
-        if run is None:
-            i += options.stride
-            continue
-        end = run.start + run.period * run.count
-        owner[run.start : end] = [len(runs)] * (end - run.start)
-        runs.append(run)
-        i = end
+    stmts, forms, operands, index, windows = _rolling_order(
+        stmts, forms, operands, index, live_out, movable, options
+    )
+    owner, runs = _find_runs(forms, operands, windows, options)
     if not runs:
         rolled = Rolled(stmts, {}, [])
         rolled.returns = list(live_out)
@@ -128,12 +108,80 @@ def reroll(
     covered = {k for k, (_, _, _, _, m) in segments.items() for k in range(k, k + m)}
     named = [name for k, name in enumerate(live_out) if k not in covered]
     unpack = _reads(stmts, index, operands, owner, runs, named)
-    out: list[Stmt] = []
-    loops: dict[str, object] = {}
-    sources: list[str] = []
-    reads_r = False
+    rolled = _with_calls(stmts, operands, owner, runs, unpack, helpers)
+    _set_returns(rolled, live_out, segments, runs)
+    return rolled
+
+
+def _rolling_order(
+    stmts: list[Stmt],
+    forms: list[int],
+    operands: list[list[int]],
+    index: dict[str, int],
+    live_out: Sequence[str],
+    movable: Sequence[bool] | None,
+    options: Options,
+) -> tuple[list[Stmt], list[int], list[list[int]], dict[str, int], Windows]:
+    """The statements in the order to roll them, their forms, operands and index, and windows.
+
+    Where ``movable`` statements' forms come again further on than a short
+    body would (`_repeats_far`), joins sink after the bodies they join
+    (`sink`); after that reordering, ``index`` holds only the outputs.
+    """
+    windows = Windows(forms, next_same(forms), options)
+    if movable is None or not _repeats_far(windows, movable, options.max_period):
+        return stmts, forms, operands, index, windows
+    order = sink(forms, operands, movable)
+    if order is None:
+        return stmts, forms, operands, index, windows
+    stmts, forms, operands, at = permute(order, stmts, forms, operands)
+    # only the outputs are looked up by name from here on
+    index = {name: at[index[name]] for name in live_out if name in index}
+    windows = Windows(forms, next_same(forms), options, windows.count)  # the same forms
+    return stmts, forms, operands, index, windows
+
+
+def _find_runs(
+    forms: list[int], operands: list[list[int]], windows: Windows, options: Options
+) -> tuple[list[int], list[Run]]:
+    """The run each statement is in (-1: none), and the runs, found left to right.
+
+    Where a run starts, the search goes on after it; elsewhere `Options.stride` on.
+    """
+    n = len(forms)
+    owner = [-1] * n
+    runs: list[Run] = []
+    least, most = options.min_reps, options.min_statements
     i = 0
     while i < n:
+        run = best_run(i, forms, operands, windows.nxt, owner, runs, least, most, options, windows)
+        if run is None:
+            i += options.stride
+            continue
+        end = run.start + run.period * run.count
+        owner[run.start : end] = [len(runs)] * (end - run.start)
+        runs.append(run)
+        i = end
+    return owner, runs
+
+
+def _with_calls(
+    stmts: list[Stmt],
+    operands: list[list[int]],
+    owner: list[int],
+    runs: list[Run],
+    unpack: list[list[int]],
+    helpers: dict[str, object],
+) -> Rolled:
+    """``stmts`` with each run replaced by a call of its loop, compiled with ``helpers``.
+
+    After a call, statements set the names of the run's statements read later
+    (``unpack``, per run) from what the loop returns (`_unpacking`).
+    """
+    out: list[Stmt] = []
+    rolled = Rolled(out, {}, [])
+    i = 0
+    while i < len(stmts):
         o = owner[i]
         if o < 0:
             out.append(stmts[i])
@@ -143,22 +191,40 @@ def reroll(
         src, args = _loop_source(o, run, runs, stmts, operands)
         namespace = dict(helpers)
         exec(compile(src, "<autograd.jit loop>", "exec"), namespace)
-        loops[f"loop{o}"] = namespace.pop(f"loop{o}")
-        sources.append(src)
+        rolled.loops[f"loop{o}"] = namespace.pop(f"loop{o}")
+        rolled.sources.append(src)
         uses = tuple(dict.fromkeys(u for a in args for u in NAME.findall(a)))
-        reads_r = reads_r or "R" in args
+        rolled.reads_r = rolled.reads_r or "R" in args
         out.append((f"l{o}", f"loop{o}({', '.join(args)})", uses))
-        lists, finals = sorted(run.stored), sorted(run.finals)
-        for j in unpack[o]:
-            q, r = run.where(j)
-            if q == run.count - 1 and r in run.finals:
-                expr = f"l{o}[{len(lists) + finals.index(r)}]"
-            else:
-                expr = f"l{o}[{lists.index(r)}][{q}]"
-            out.append((stmts[j][0], expr, (f"l{o}",)))
+        out += _unpacking(o, run, unpack[o], stmts)
         i = run.start + run.period * run.count
-    rolled = Rolled(out, loops, sources)
-    rolled.reads_r = reads_r
+    return rolled
+
+
+def _unpacking(o: int, run: Run, reads: list[int], stmts: list[Stmt]) -> list[Stmt]:
+    """Statements setting the names of statements ``reads`` of run ``o`` from its loop's result.
+
+    The loop returns its lists (`Run.stored`), then its last values (`Run.finals`).
+    """
+    lists, finals = sorted(run.stored), sorted(run.finals)
+    out: list[Stmt] = []
+    for j in reads:
+        q, r = run.where(j)
+        if q == run.count - 1 and r in run.finals:
+            expr = f"l{o}[{len(lists) + finals.index(r)}]"
+        else:
+            expr = f"l{o}[{lists.index(r)}][{q}]"
+        out.append((stmts[j][0], expr, (f"l{o}",)))
+    return out
+
+
+def _set_returns(
+    rolled: Rolled,
+    live_out: Sequence[str],
+    segments: dict[int, tuple[int, int, int, int, int]],
+    runs: list[Run],
+) -> None:
+    """Fill `Rolled.returns` and `Rolled.spliced`: each output by name, a segment as a slice."""
     k = 0
     while k < len(live_out):
         if k not in segments:
@@ -172,7 +238,6 @@ def reroll(
             (live_out[k + e], f"{whole}[{q + step * e}]", (f"l{o}",)) for e in range(m)
         ]
         k += m
-    return rolled
 
 
 def _segments(
@@ -336,6 +401,22 @@ def _reads(
     return [sorted(w) for w in wanted]
 
 
+class _Params:
+    """A loop's parameters: each argument expression of its call, named once (``_p0``, ...)."""
+
+    __slots__ = ("names",)
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}  # argument expression -> parameter name
+
+    def __call__(self, arg: str) -> str:
+        """The parameter that receives ``arg``: a new one the first time."""
+        name = self.names.get(arg)
+        if name is None:
+            name = self.names[arg] = f"_p{len(self.names)}"
+        return name
+
+
 def _loop_source(
     o: int,
     run: Run,
@@ -347,29 +428,50 @@ def _loop_source(
 
     The body is the run's second iteration with each operand replaced by
     where it lives (a carried one starts as the value before the loop).
+    Parameters are numbered in the order they are first needed: carried
+    values' first values, the sequences iterated, then the body's.
     """
-    params: dict[str, str] = {}  # argument expression -> parameter name
+    param = _Params()
+    pre, post, carried = _carried(run, stmts, param)
+    streams = _streams(run)
+    iters = [(local, _stream_items(ref, run, runs, param)) for ref, local in streams.items()]
+    body = _body(run, stmts, operands, carried, streams, param)
+    lists, finals = sorted(run.stored), sorted(run.finals)
+    over = _over(run.count, iters)
+    head = f"def loop{o}({', '.join(param.names.values())}):"
+    if run.period == 1 and not pre and lists == [0]:  # one statement, kept: a comprehension
+        item = body[0].split(" = ", 1)[1]
+        tail = "_l0[-1], " if finals else ""
+        src = f"{head}\n    _l0 = [{item} for {over}]\n    return (_l0, {tail})"
+        return src, list(param.names)
+    for r in lists:
+        pre.append(f"    _l{r} = []")
+        pre.append(f"    _a{r} = _l{r}.append")
+    returns = "".join(f"_l{r}, " for r in lists) + "".join(f"_s{r}, " for r in finals)
+    src = "\n".join([head, *pre, f"    for {over}:", *body, *post, f"    return ({returns})"])
+    return src, list(param.names)
 
-    def param(arg: str) -> str:
-        name = params.get(arg)
-        if name is None:
-            name = params[arg] = f"_p{len(params)}"
-        return name
 
-    p = run.period
+def _carried(
+    run: Run, stmts: list[Stmt], param: _Params
+) -> tuple[list[str], list[str], dict[tuple[int, int], str]]:
+    """The loop's carried values: lines before the loop, lines ending an iteration, locals.
+
+    Before the loop, each carried value's local takes its first value (a
+    parameter); at the end of an iteration, it takes the slot's new value,
+    unless it is the slot's own local ``_s{slot}``. Locals by (slot, the
+    statement its first value is).
+    """
     readers: dict[int, list[int]] = {}  # carried slot -> the slots reading it
     inits: dict[int, dict[int, None]] = {}  # carried slot -> the statements its first reads
-    streams: dict[tuple[int, ...], str] = {}  # an earlier run's values, in order -> a local
     for r, slot in enumerate(run.refs):
         for ref in slot:
             if ref[0] == CARRIED:
                 readers.setdefault(ref[1], []).append(r)
                 inits.setdefault(ref[1], {})[ref[2]] = None
-            elif ref[0] == LIST or ref[0] == INPUTS:
-                streams.setdefault(ref, f"_e{len(streams)}")
     pre: list[str] = []
     post: list[str] = []
-    carried: dict[tuple[int, int], str] = {}  # (slot, first value's statement) -> a local
+    carried: dict[tuple[int, int], str] = {}
     for rr in sorted(inits):
         # a slot read only by itself and slots before it still holds last iteration's value
         reuse = len(inits[rr]) == 1 and all(r <= rr for r in readers[rr])
@@ -379,38 +481,60 @@ def _loop_source(
             pre.append(f"    {local} = {param(_name(init, stmts))}")
             if not reuse:
                 post.append(f"        {local} = _s{rr}")
-    iters = []
-    for ref, local in streams.items():
-        if ref[0] == INPUTS:  # R: the inputs first (a lone chunk's R is the inputs list)
-            _, first, step = ref
-            inputs = param("R")
-            last = first + step * (run.count - 1)
-            it = (
-                f"{inputs}[{first}:{last + 1}:{step}]"
-                if step > 0
-                else f"{inputs}[{first}:{last - 1 if last else ''}:{step}]"
-            )
-            iters.append((local, it))
-            continue
-        _, o2, r2, first, step = ref
-        other = runs[o2]
-        whole = param(f"l{o2}[{sorted(other.stored).index(r2)}]")
-        k, k2 = run.count, other.count
-        last = first + step * (k - 1)  # the last iteration's (within the list: checked)
-        if step == 1:
-            it = whole if first == 0 and k == k2 else f"{whole}[{first}:{first + k}]"
-        elif step == -1 and first == k2 - 1 and k == k2:
-            it = f"reversed({whole})"
-        elif step == -1:
-            it = f"{whole}[{last}:{first + 1}][::-1]"
-        elif step > 0:  # a tree's level reads the level below it in pairs: step 2
-            it = f"{whole}[{first}:{last + 1}:{step}]"
-        else:
-            it = f"{whole}[{first}:{last - 1 if last else ''}:{step}]"
-        iters.append((local, it))
+    return pre, post, carried
+
+
+def _streams(run: Run) -> dict[tuple[int, ...], str]:
+    """The sequences the loop iterates (an earlier run's values, inputs), each as a local."""
+    streams: dict[tuple[int, ...], str] = {}
+    for slot in run.refs:
+        for ref in slot:
+            if ref[0] == LIST or ref[0] == INPUTS:
+                streams.setdefault(ref, f"_e{len(streams)}")
+    return streams
+
+
+def _stream_items(ref: tuple[int, ...], run: Run, runs: list[Run], param: _Params) -> str:
+    """The expression of the items a stream ``ref`` gives the loop's iterations, in order."""
+    if ref[0] == INPUTS:  # R: the inputs first (a lone chunk's R is the inputs list)
+        _, first, step = ref
+        inputs = param("R")
+        last = first + step * (run.count - 1)
+        if step > 0:
+            return f"{inputs}[{first}:{last + 1}:{step}]"
+        return f"{inputs}[{first}:{last - 1 if last else ''}:{step}]"
+    _, o2, r2, first, step = ref
+    other = runs[o2]
+    whole = param(f"l{o2}[{sorted(other.stored).index(r2)}]")
+    k, k2 = run.count, other.count
+    last = first + step * (k - 1)  # the last iteration's (within the list: checked)
+    if step == 1:
+        return whole if first == 0 and k == k2 else f"{whole}[{first}:{first + k}]"
+    if step == -1 and first == k2 - 1 and k == k2:
+        return f"reversed({whole})"
+    if step == -1:
+        return f"{whole}[{last}:{first + 1}][::-1]"
+    if step > 0:  # a tree's level reads the level below it in pairs: step 2
+        return f"{whole}[{first}:{last + 1}:{step}]"
+    return f"{whole}[{first}:{last - 1 if last else ''}:{step}]"
+
+
+def _body(
+    run: Run,
+    stmts: list[Stmt],
+    operands: list[list[int]],
+    carried: dict[tuple[int, int], str],
+    streams: dict[tuple[int, ...], str],
+    param: _Params,
+) -> list[str]:
+    """The loop body's lines: the run's second iteration, each name replaced by its place.
+
+    Every operand's kind is fixed at the second iteration. A statement of a
+    kept slot appends its value to the slot's list (``_a{slot}``).
+    """
     body: list[str] = []
-    base = run.start + p  # the second iteration: every operand's kind is fixed there
-    for r in range(p):
+    base = run.start + run.period
+    for r in range(run.period):
         i = base + r
         names = [_name(j, stmts) for j in operands[i]]
         parts = _SPLIT.split(stmts[i][1])
@@ -431,31 +555,13 @@ def _loop_source(
         body.append(f"        _s{r} = {''.join(parts)}")
         if r in run.stored:
             body.append(f"        _a{r}(_s{r})")
-    lists, finals = sorted(run.stored), sorted(run.finals)
+    return body
+
+
+def _over(count: int, iters: list[tuple[str, str]]) -> str:
+    """What the loop's ``for`` runs over: ``count`` iterations, each stream's items zipped."""
     if not iters:
-        over = f"_ in range({run.count})"
-    elif len(iters) == 1:
-        over = f"{iters[0][0]} in {iters[0][1]}"
-    else:
-        over = f"{', '.join(v for v, _ in iters)} in zip({', '.join(e for _, e in iters)})"
-    if p == 1 and not pre and lists == [0]:  # one statement, kept: a list comprehension
-        item = body[0].split(" = ", 1)[1]
-        tail = "_l0[-1], " if finals else ""
-        src = f"def loop{o}({', '.join(params.values())}):\n"
-        src += f"    _l0 = [{item} for {over}]\n    return (_l0, {tail})"
-        return src, list(params)
-    for r in lists:
-        pre.append(f"    _l{r} = []")
-        pre.append(f"    _a{r} = _l{r}.append")
-    returns = "".join(f"_l{r}, " for r in lists) + "".join(f"_s{r}, " for r in finals)
-    src = "\n".join(
-        [
-            f"def loop{o}({', '.join(params.values())}):",
-            *pre,
-            f"    for {over}:",
-            *body,
-            *post,
-            f"    return ({returns})",
-        ]
-    )
-    return src, list(params)
+        return f"_ in range({count})"
+    if len(iters) == 1:
+        return f"{iters[0][0]} in {iters[0][1]}"
+    return f"{', '.join(v for v, _ in iters)} in zip({', '.join(e for _, e in iters)})"

@@ -238,16 +238,16 @@ def _try(
 
 
 class Windows:
-    """Where a statement's `Options.window` forms come again, up to `LONG_PERIOD` later.
+    """Where an item's `Options.window` forms come again, up to `LONG_PERIOD` later.
 
-    The window's rarest form is followed along ``nxt`` (its next statements
+    The window's rarest form is followed along ``nxt`` (its next items
     of that form), and each place is compared whole: a list comparison in C.
     A position where no long run is found makes the next `Options.long_skip`
     positions skip the search, twice as many after each further failure in
     a row: code with no long period costs little.
     """
 
-    __slots__ = ("_count", "_forms", "_next", "after", "skip", "width")
+    __slots__ = ("_forms", "after", "count", "nxt", "skip", "width")
 
     def __init__(
         self,
@@ -258,22 +258,24 @@ class Windows:
     ) -> None:
         """``count``: how often each form occurs, if known (a reordering keeps it)."""
         self._forms = forms
-        self._next = nxt
-        self._count = collections.Counter(forms) if count is None else count
+        self.nxt = nxt
+        """Per item, the next one of its form (`next_same`)."""
+        self.count = collections.Counter(forms) if count is None else count
+        """How often each form occurs."""
         self.after = 0
         """Positions before this skip the search (`best_run` sets it when one found none)."""
         self.skip = options.long_skip
-        self.width = options.window
         """How far the next search failing skips: doubled at each failure in a row."""
+        self.width = options.window
 
     def periods(self, i: int) -> Iterator[int]:
         """Distances from ``i`` to the next places its window starts again, nearest first."""
-        forms, nxt, n = self._forms, self._next, len(self._forms)
+        forms, nxt, n = self._forms, self.nxt, len(self._forms)
         width = self.width
         if i + width > n:
             return
         window = forms[i : i + width]
-        rare = min(range(i, i + width), key=lambda k: self._count[forms[k]])
+        rare = min(range(i, i + width), key=lambda k: self.count[forms[k]])
         last, mid, half = window[-1], window[width // 2], width // 2
         j = nxt[rare]
         while j < n and j - rare <= LONG_PERIOD:
