@@ -14,6 +14,7 @@ import random
 import pytest
 
 from autograd.compiler import runs as _runs
+from autograd.compiler.options import Options
 
 
 def _extent_one_by_one(
@@ -133,3 +134,48 @@ def test_extent_checks_iterations_in_chunks_as_it_would_one_by_one(seed: int) ->
             run = _runs._extent(s, p, forms, operands, owner, runs)
             got = None if run is None else (run.start, run.period, run.count, run.refs)
             assert got == _extent_one_by_one(s, p, forms, operands, owner, runs), (s, p)
+
+
+def _operand_at(ref: tuple[int, ...], run: _runs.Run, q: int, runs: list[_runs.Run]) -> int | None:
+    """The operand ``ref`` names at iteration ``q`` of ``run``, read off the ref kinds' meaning
+    (not the finder's code); None where it names nothing (past an earlier run's ends)."""
+    here = run.start + q * run.period
+    match ref:
+        case (_runs.LOCAL, slot):
+            return here + slot
+        case (_runs.CARRIED, slot, init):
+            return init if q == 0 else here - run.period + slot
+        case (_runs.FIXED, j):
+            return j if j < run.start else None
+        case (_runs.INPUTS, first, step):
+            return -1 - (first + step * q) if first + step * q >= 0 else None
+        case (_runs.LIST, o, slot, first, step):
+            other, it = runs[o], first + step * q
+            return other.start + it * other.period + slot if 0 <= it < other.count else None
+    raise AssertionError(f"no such ref kind: {ref}")
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_every_run_found_reads_where_its_refs_say_at_every_iteration(seed: int) -> None:
+    """Each run `best_run` finds, left to right as `short_runs` goes: every iteration has
+    the body's forms and, at each operand position, the operand its ref kind names."""
+    forms, operands, _, _ = _periodic_program(random.Random(seed))
+    options = Options(min_reps=2, min_statements=2, stride=1)
+    nxt, owner, runs = _runs.next_same(forms), [-1] * len(forms), []
+    i = 0
+    while i < len(forms):
+        run = _runs.best_run(i, forms, operands, nxt, owner, runs, 2, 2, options)
+        if run is None:
+            i += 1
+            continue
+        assert run.start == i
+        assert run.count >= 2
+        for q in range(run.count):
+            base = run.start + q * run.period
+            assert forms[base : base + run.period] == forms[run.start : run.start + run.period]
+            for k, slot in enumerate(run.refs):
+                want = [_operand_at(ref, run, q, runs) for ref in slot]
+                assert operands[base + k] == want, (run.start, run.period, q, k)
+        i = run.start + run.period * run.count
+        owner[run.start : i] = [len(runs)] * (i - run.start)
+        runs.append(run)
