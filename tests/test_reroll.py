@@ -183,7 +183,7 @@ def test_reroll_finds_loops_and_keeps_every_value(
     """Forms parsed from the text, or told by the form each statement was written from;
     statements as written, or by depth (`by_depth`, as `jit` rolls them), or with
     joins moved late (`sink`: every statement movable, or a random part), or with
-    every period found as a long one (`_Windows`, searched at every position)."""
+    every period found as a long one (`runs.Windows`, searched at every position)."""
     if order == "long periods":
         use(monkeypatch, attrs.evolve(EVERY_RUN, max_period=0, window=2, long_skip=1))
     rolled = spliced = 0
@@ -250,7 +250,7 @@ def test_a_loss_over_data_points_rolls_over_the_points(monkeypatch: pytest.Monke
     """The mean of a network's loss over 40 points: traced depth first, the mean's
     balanced sum falls between the points' networks; with its additions moved after
     them (`sink`), each point's forward statements and then its backward ones are one
-    loop body each, found at their long period (`_Windows`: over `Options.max_period`)."""
+    loop body each, found at their long period (`runs.Windows`: over `Options.max_period`)."""
     monkeypatch.undo()  # the default thresholds
     sources = generated_sources(monkeypatch)
     rng = random.Random(3)
