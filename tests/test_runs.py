@@ -152,7 +152,8 @@ def _operand_at(ref: tuple[int, ...], run: _runs.Run, q: int, runs: list[_runs.R
         case (_runs.LIST, o, slot, first, step):
             other, it = runs[o], first + step * q
             return other.start + it * other.period + slot if 0 <= it < other.count else None
-    raise AssertionError(f"no such ref kind: {ref}")
+        case _:
+            raise AssertionError(f"no such ref kind: {ref}")
 
 
 @pytest.mark.parametrize("seed", range(300))
@@ -161,7 +162,8 @@ def test_every_run_found_reads_where_its_refs_say_at_every_iteration(seed: int) 
     the body's forms and, at each operand position, the operand its ref kind names."""
     forms, operands, _, _ = _periodic_program(random.Random(seed))
     options = Options(min_reps=2, min_statements=2, stride=1)
-    nxt, owner, runs = _runs.next_same(forms), [-1] * len(forms), []
+    nxt, owner = _runs.next_same(forms), [-1] * len(forms)
+    runs: list[_runs.Run] = []
     i = 0
     while i < len(forms):
         run = _runs.best_run(i, forms, operands, nxt, owner, runs, 2, 2, options)
