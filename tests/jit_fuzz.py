@@ -409,7 +409,7 @@ EVERY_PERIOD: dict[str, Any] = {"loops_from": 0, "min_looped": 1}
 graphs)."""
 
 LONG_PERIODS: dict[str, Any] = {"max_period": 0, "window": 2, "long_skip": 1}
-"""`Options` that make `reroll` find every period through its windows (`reroll._Windows`),
+"""`Options` that make `reroll` find every period through its windows (`runs.Windows`),
 searched at every position."""
 
 

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 import autograd as ag
 from autograd.compiler import codegen as _codegen
 from autograd.compiler import reroll as _reroll
+from autograd.compiler import runs as _runs
 from autograd.compiler.options import Options
 from autograd.compiler.orders import by_depth, sink
 from autograd.compiler.reroll import reroll
@@ -182,7 +183,7 @@ def test_reroll_finds_loops_and_keeps_every_value(
     """Forms parsed from the text, or told by the form each statement was written from;
     statements as written, or by depth (`by_depth`, as `jit` rolls them), or with
     joins moved late (`sink`: every statement movable, or a random part), or with
-    every period found as a long one (`_Windows`, searched at every position)."""
+    every period found as a long one (`runs.Windows`, searched at every position)."""
     if order == "long periods":
         use(monkeypatch, attrs.evolve(EVERY_RUN, max_period=0, window=2, long_skip=1))
     rolled = spliced = 0
@@ -249,7 +250,7 @@ def test_a_loss_over_data_points_rolls_over_the_points(monkeypatch: pytest.Monke
     """The mean of a network's loss over 40 points: traced depth first, the mean's
     balanced sum falls between the points' networks; with its additions moved after
     them (`sink`), each point's forward statements and then its backward ones are one
-    loop body each, found at their long period (`_Windows`: over `Options.max_period`)."""
+    loop body each, found at their long period (`runs.Windows`: over `Options.max_period`)."""
     monkeypatch.undo()  # the default thresholds
     sources = generated_sources(monkeypatch)
     rng = random.Random(3)
@@ -287,7 +288,7 @@ def test_only_code_repeating_a_long_body_is_worth_sinking() -> None:
     noise = [rng.randrange(5) for _ in range(4000)]
     body = [rng.randrange(5) for _ in range(300)]  # longer than Options.max_period
     for forms, want in ((chain, False), (noise, False), (noise[:500] + body * 10, True)):
-        windows = _reroll._Windows(forms, _reroll._next_same(forms), options())
+        windows = _runs.Windows(forms, _runs.next_same(forms), options())
         period = options().max_period
         assert _reroll._repeats_far(windows, [True] * len(forms), period) is want
         assert not _reroll._repeats_far(windows, [False] * len(forms), period)
@@ -482,122 +483,3 @@ def test_a_wide_balanced_sum_rolls_level_by_level_and_returns_its_gradients_as_a
     (program,) = [s for s in sources if s.startswith("def chunk")]
     assert program.count("\n") < 300  # not 9,000 statements (the top levels stay straight)
     assert "*" in program.splitlines()[-1]  # the gradients: a slice of the sweep's list
-
-
-def _extent_one_by_one(
-    s: int,
-    p: int,
-    forms: list[int],
-    operands: list[list[int]],
-    owner: list[int],
-    runs: list[_reroll._Run],
-) -> tuple[int, int, int, list[list[tuple[int, ...]]]] | None:
-    """`reroll._extent` as first written: each later iteration checked in turn (the oracle)."""
-    n = len(forms)
-    body = forms[s : s + p]
-    refs: list[list[tuple[int, ...]]] = []
-    q = 0
-    while s + (q + 1) * p <= n and q < 2:
-        base = s + q * p
-        if q and forms[base : base + p] != body:
-            break
-        if not _reroll._iteration(q, s, p, base, operands, owner, runs, refs):
-            break
-        q += 1
-    if q < 2:
-        return None
-    coeffs, bounds = _reroll._affine(refs, s, p, runs)
-    while s + (q + 1) * p <= n:
-        base = s + q * p
-        if forms[base : base + p] != body:
-            break
-        if any(not 0 <= first + step * q < count for first, step, count in bounds):
-            break
-        if operands[base : base + p] != [[a + b * q for a, b in slot] for slot in coeffs]:
-            break
-        q += 1
-    return s, p, q, refs
-
-
-def _periodic_program(
-    rng: random.Random,
-) -> tuple[list[int], list[list[int]], list[int], list[_reroll._Run]]:
-    """Forms, operands (`reroll._forms`' numbering), owners and runs, with a run, maybe broken.
-
-    First an earlier run (its statements read as lists), then statements the run may
-    read (fixed ones); in its body, operands of each kind: this iteration's, the
-    previous one's, a fixed one, an input stream (inputs are ``-1 - index``), an
-    earlier run's slot at a stride; then a change to one form or operand, or none.
-    """
-    p0, c0 = rng.randint(1, 2), rng.randint(2, 40)
-    earlier = _reroll._Run(0, p0, c0, [])
-    pre = p0 * c0 + rng.randint(1, 6)
-    p, count = rng.randint(1, 4), rng.randint(2, 70)
-    forms = [7] * (p0 * c0) + [rng.randint(0, 3) for _ in range(pre - p0 * c0)]
-    operands: list[list[int]] = [[] for _ in range(pre)]
-    owner = [0] * (p0 * c0) + [-1] * (pre - p0 * c0)
-    body = [rng.randint(0, 2) for _ in range(p)]
-    kinds: list[list[tuple[str, int, int]]] = []
-    for k in range(p):
-        slot: list[tuple[str, int, int]] = []
-        for _ in range(rng.randint(0, 2)):
-            kind = rng.choice(["local", "carried", "fixed", "input", "list"][0 if k else 1 :])
-            if kind == "local":
-                slot.append((kind, rng.randrange(k), 0))
-            elif kind == "carried":
-                slot.append((kind, rng.randrange(p), 0))
-            elif kind == "fixed":
-                slot.append((kind, rng.randrange(pre), 0))
-            elif kind == "input":
-                slot.append((kind, rng.randint(0, 40), rng.choice([1, 2, -1, -2])))
-            else:  # slot r of the earlier run's iteration a + b * q
-                a = rng.randrange(c0)
-                slot.append((kind, rng.randrange(p0) + p0 * a, rng.choice([1, 2, -1])))
-        kinds.append(slot)
-    for q in range(count):
-        base = pre + q * p
-        for k in range(p):
-            ops: list[int] = []
-            for kind, a, b in kinds[k]:
-                if kind == "local":
-                    j = base + a
-                elif kind == "carried":
-                    j = base - p + a
-                elif kind == "fixed":
-                    j = a
-                elif kind == "input":  # past input 0 the stream reads the first statement
-                    j = -1 - (a + b * q) if a + b * q >= 0 else 0
-                else:  # past either end of the earlier run, the first statement after it
-                    j = a + b * p0 * q if 0 <= a + b * p0 * q < p0 * c0 else p0 * c0
-                if j not in ops:
-                    ops.append(j)
-            forms.append(body[k])
-            operands.append(ops)
-            owner.append(-1)
-    if rng.random() < 0.7:
-        at = rng.randrange(pre, len(forms))
-        if rng.random() < 0.5 or not operands[at]:
-            forms[at] = (forms[at] + 1) % 4
-        else:
-            m = rng.randrange(len(operands[at]))
-            moved = operands[at][m] + rng.choice([-1, 1, p])
-            if moved < at and moved not in operands[at]:
-                operands[at][m] = moved
-    for i in range(rng.randint(0, 5)):
-        forms.append(rng.randint(0, 3))
-        operands.append([len(forms) - 2 - i])
-        owner.append(-1)
-    # as `reroll._forms` numbers them: equal forms read as many operands
-    forms = [f * 10 + len(ops) for f, ops in zip(forms, operands, strict=True)]
-    return forms, operands, owner, [earlier]
-
-
-@pytest.mark.parametrize("seed", range(300))
-def test_extent_checks_iterations_in_chunks_as_it_would_one_by_one(seed: int) -> None:
-    """Every start and period of a program holding a (maybe broken) run: the same run found."""
-    forms, operands, owner, runs = _periodic_program(random.Random(seed))
-    for s in range(len(forms)):
-        for p in range(1, 6):
-            run = _reroll._extent(s, p, forms, operands, owner, runs)
-            got = None if run is None else (run.start, run.period, run.count, run.refs)
-            assert got == _extent_one_by_one(s, p, forms, operands, owner, runs), (s, p)

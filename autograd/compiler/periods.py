@@ -30,7 +30,7 @@ import itertools
 import re
 from collections.abc import Sequence
 
-from autograd.compiler import reroll
+from autograd.compiler import runs
 from autograd.compiler.options import DEFAULT, Options
 from autograd.compiler.stmts import Stmt
 
@@ -108,7 +108,7 @@ def find(
     least = HEAD + TAIL + options.min_looped
     found = [
         Period(*run)
-        for run in reroll.short_runs(
+        for run in runs.short_runs(
             forms, operands, least, max(least, options.loops_from), options, lists=stacked
         )
         if run[2] >= least and any(operands[run[0] : run[0] + run[1]])  # not inputs alone
