@@ -459,7 +459,7 @@ def test_recurrence_over_a_sequence_of_inputs_compiles_to_loops_reading_them(
     assert bits(jitted(0.5, xs[::-1])) == bits(vg(0.5, xs[::-1]))  # new values, same code
     loops = [s for s in sources if s.startswith("def loop")]
     assert len(loops) == 2
-    assert re.search(r"_p\d+\[\d+:\d+:1\]", loops[0])  # the forward loop walks R, the inputs
+    assert re.search(r"_p\d+\[\d+:\d+\]", loops[0])  # the forward loop walks R, the inputs
     assert sum(s.count("\n") for s in sources) < 80
 
 

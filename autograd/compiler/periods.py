@@ -31,6 +31,7 @@ import re
 from collections.abc import Sequence
 
 from autograd.compiler import runs
+from autograd.compiler.loops import Loop, items
 from autograd.compiler.options import DEFAULT, Options
 from autograd.compiler.stmts import Stmt
 
@@ -170,10 +171,12 @@ def backward_roles(
 
 
 class _Body:
-    """A loop's body being written: the template's statements with their names placed."""
+    """A loop's body being written (`loops.Loop`): the template's statements, names placed."""
 
-    def __init__(self, template: Sequence[Stmt], roles: dict[str, Role]) -> None:
-        self.params: dict[str, str] = {}  # an argument expression -> its parameter
+    def __init__(self, name: str, count: int, template: Sequence[Stmt], roles: dict[str, Role]):
+        self.name = name
+        self.loop = loop = Loop(name, count)
+        self.params = loop.params  # an argument expression -> its parameter
         self.roles = roles
         readers: dict[int, int] = {}  # carried statement -> the last statement reading it
         parts_of = []
@@ -186,20 +189,15 @@ class _Body:
             parts_of.append(parts)
         # a carried value read only up to its own statement's turn is that statement's last value
         self.carried = {k: f"_s{k}" if m <= k else f"_c{k}" for k, m in sorted(readers.items())}
-        self.pre = [f"    {v} = {self.param(template[k][0])}" for k, v in self.carried.items()]
-        self.post = [f"        {v} = _s{k}" for k, v in self.carried.items() if v != f"_s{k}"]
-        self.streams: dict[Role, tuple[str, str]] = {}  # a forward value -> (local, iterator)
-        self.lines = []
+        for k, v in self.carried.items():
+            loop.carry(v, template[k][0], None if v == f"_s{k}" else f"_s{k}")
         for m, parts in enumerate(parts_of):
             for k in range(1, len(parts), 2):
                 parts[k] = self.place(parts[k])
-            self.lines.append(f"        _s{m} = {''.join(parts)}")
+            loop.assign(m, "".join(parts))
 
     def param(self, arg: str) -> str:
-        name = self.params.get(arg)
-        if name is None:
-            name = self.params[arg] = f"_p{len(self.params)}"
-        return name
+        return self.loop.param(arg)
 
     def place(self, name: str) -> str:
         """Where a name of the template lives in the loop."""
@@ -225,30 +223,13 @@ class _Body:
             raise AssertionError(role)
         return self.stream(role)
 
-    def source(self, name: str, over: str, extra: Sequence[str], returns: Sequence[str]) -> str:
-        return "\n".join(
-            [
-                f"def {name}({', '.join(self.params.values())}):",
-                *self.pre,
-                *(f"    {line}" for line in extra),
-                f"    for {over}:",
-                *(self.lines or ["        pass"]),
-                *self.appends(),
-                *self.post,
-                f"    return ({''.join(f'{r}, ' for r in returns)})",
-            ]
-        )
-
-    def appends(self) -> list[str]:
-        return []
-
 
 class ForwardLoop(_Body):
     """A run's forward loop: its looped iterations' statements as one function.
 
     It returns the last iteration's values of ``finals`` (statements of the
     body), then, per node of an iteration, the list of its values over the
-    iterations if the backward sweep reads them (`stored`), else None.
+    iterations if the backward sweep or a later run reads them (`stored`), else None.
     """
 
     def __init__(
@@ -264,27 +245,23 @@ class ForwardLoop(_Body):
         self.count = count
         self.inputs = inputs  # stream i: input first + step * q at looped iteration q
         self.lists = lists  # stream i (role ``("l", i)``): a list's name, first item, step
-        super().__init__(template, roles)
+        super().__init__(name, count, template, roles)
         for i in range(len(inputs)):
             self.stream(("in", i))  # each input stream, read or not: the call's arguments
         for i in range(len(lists)):
             self.stream(("l", i))
-        self.name = name
-        self.slots = [s if type(s) is tuple else self.param(s) for s in slots]  # type: ignore[arg-type]
+        self.slots = [s if type(s) is tuple else self.param(s) for s in slots]  # type: ignore[arg-type]  # a name, as tested
         self.finals = sorted({s[1] for s in self.slots if type(s) is tuple and s[0] == "s"})
         self.stored: set[int] = set()
 
     def stream(self, role: Role) -> str:
-        got = self.streams.get(role)
-        if got is None and role[0] == "l":  # an earlier run's values, all its iterations'
-            values, first, step = self.lists[role[1]]
-            got = (f"_x{role[1]}", _inputs(self.param(values), first, step, self.count))
-            self.streams[role] = got
-        if got is None:
-            first, step = self.inputs[role[1]]  # at the first looped iteration
-            local, inputs = f"_i{role[1]}", _inputs(self.param("R"), first, step, self.count)
-            got = self.streams[role] = (local, inputs)
-        return got[0]
+        kind, i = role
+        if kind == "l":  # an earlier run's values, all its iterations'
+            values, first, step = self.lists[i]
+            got = items(self.param(values), first, step, self.count)
+            return self.loop.stream(role, f"_x{i}", got)
+        first, step = self.inputs[i]  # at the first looped iteration
+        return self.loop.stream(role, f"_i{i}", items(self.param("R"), first, step, self.count))
 
     def value(self, j: int) -> str:
         slot = self.slots[j]
@@ -296,15 +273,11 @@ class ForwardLoop(_Body):
         """Where the call's result holds node ``j``'s values (`stored`)."""
         return len(self.finals) + j
 
-    def appends(self) -> list[str]:
-        return [f"        _a{j}({self.value(j)})" for j in sorted(self.stored)]
-
     def write(self) -> str:
-        extra = [f"_l{j} = []; _a{j} = _l{j}.append" for j in sorted(self.stored)]
+        for j in sorted(self.stored):
+            self.loop.keep(f"_l{j}", self.value(j))
         lists = [f"_l{j}" if j in self.stored else "None" for j in range(len(self.slots))]
-        returns = [f"_s{k}" for k in self.finals] + lists
-        over = _over(list(self.streams.values()), self.count)
-        return self.source(self.name, over, extra, returns)
+        return self.loop.source([f"_s{k}" for k in self.finals] + lists)
 
 
 class BackwardLoop(_Body):
@@ -327,61 +300,34 @@ class BackwardLoop(_Body):
         heads: Sequence[str],
     ) -> None:
         self.forward, self.call, self.heads = forward, call, heads
-        self.name = name
         self.kept: list[str] = []  # what each iteration appends to a list of its own
-        super().__init__(template, roles)
+        super().__init__(name, forward.count, template, roles)
 
     def keep(self, role: Role) -> int:
         """Return, after the state, a list of what ``role`` names at each iteration: its index."""
         e = self.expr(role)
         if e not in self.kept:
             self.kept.append(e)
+            self.loop.keep(f"_m{len(self.kept) - 1}", e)
         return self.kept.index(e)
 
-    def appends(self) -> list[str]:
-        return [f"        _b{i}({e})" for i, e in enumerate(self.kept)]
-
     def stream(self, role: Role) -> str:
-        got = self.streams.get(role)
-        if got is None and role[0] == "in":  # the forward's stream, last first
-            first, step = self.forward.inputs[role[1]]
-            last = first + step * (self.forward.count - 1)
-            got = (f"_i{role[1]}", _inputs(self.param("R"), last, -step, self.forward.count))
-            self.streams[role] = got
-        if got is None:
-            kind, j = role
-            self.forward.stored.add(j)
-            values = self.param(f"{self.call}[{self.forward.list_index(j)}]")
-            if kind == "f0":
-                got = (f"_f{j}", f"reversed({values})")
-            else:
-                before = self.param(self.heads[j])
-                got = (f"_h{j}", f"_chain(reversed({values}[:-1]), ({before},))")
-            self.streams[role] = got
-        return got[0]
+        kind, j = role
+        count = self.forward.count
+        if kind == "in":  # the forward's stream, last first
+            first, step = self.forward.inputs[j]
+            last = first + step * (count - 1)
+            return self.loop.stream(role, f"_i{j}", items(self.param("R"), last, -step, count))
+        self.forward.stored.add(j)
+        values = self.param(f"{self.call}[{self.forward.list_index(j)}]")
+        if kind == "f0":
+            return self.loop.stream(role, f"_f{j}", f"reversed({values})")
+        before = self.param(self.heads[j])
+        return self.loop.stream(role, f"_h{j}", f"_chain(reversed({values}[:-1]), ({before},))")
 
     def write(self, finals: Sequence[str]) -> str:
         """The source; ``finals``: the expressions (`place`) it returns before the lists."""
-        over = _over(list(self.streams.values()), self.forward.count)
-        extra = [f"_m{i} = []; _b{i} = _m{i}.append" for i in range(len(self.kept))]
-        returns = [*finals, *(f"_m{i}" for i in range(len(self.kept)))]
-        return self.source(self.name, over, extra, returns)
-
-
-def _inputs(inputs: str, first: int, step: int, count: int) -> str:
-    """The slice of ``inputs`` from ``first`` by ``step``, ``count`` of them."""
-    last = first + step * (count - 1)
-    stop = last + 1 if step > 0 else last - 1 if last else ""
-    return f"{inputs}[{first}:{stop}:{step}]"
-
-
-def _over(streams: list[tuple[str, str]], count: int) -> str:
-    """A loop's ``for`` clause: over its streams (local, iterator), or ``count`` times."""
-    if not streams:
-        return f"_ in range({count})"
-    if len(streams) == 1:
-        return f"{streams[0][0]} in {streams[0][1]}"
-    return f"{', '.join(v for v, _ in streams)} in zip({', '.join(i for _, i in streams)})"
+        return self.loop.source([*finals, *(f"_m{i}" for i in range(len(self.kept)))])
 
 
 LOOP_GLOBALS = {"_chain": itertools.chain}

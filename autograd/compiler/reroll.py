@@ -33,6 +33,7 @@ import re
 from collections.abc import Sequence
 from itertools import islice
 
+from autograd.compiler.loops import Loop, items
 from autograd.compiler.options import DEFAULT, Options
 from autograd.compiler.orders import permute, sink
 from autograd.compiler.runs import (
@@ -401,22 +402,6 @@ def _reads(
     return [sorted(w) for w in wanted]
 
 
-class _Params:
-    """A loop's parameters: each argument expression of its call, named once (``_p0``, ...)."""
-
-    __slots__ = ("names",)
-
-    def __init__(self) -> None:
-        self.names: dict[str, str] = {}  # argument expression -> parameter name
-
-    def __call__(self, arg: str) -> str:
-        """The parameter that receives ``arg``: a new one the first time."""
-        name = self.names.get(arg)
-        if name is None:
-            name = self.names[arg] = f"_p{len(self.names)}"
-        return name
-
-
 def _loop_source(
     o: int,
     run: Run,
@@ -424,43 +409,32 @@ def _loop_source(
     stmts: list[Stmt],
     operands: list[list[int]],
 ) -> tuple[str, list[str]]:
-    """``def loop{o}(...)`` and the argument expressions of its call.
+    """``def loop{o}(...)`` and the argument expressions of its call (`loops.Loop`).
 
     The body is the run's second iteration with each operand replaced by
     where it lives (a carried one starts as the value before the loop).
     Parameters are numbered in the order they are first needed: carried
     values' first values, the sequences iterated, then the body's.
     """
-    param = _Params()
-    pre, post, carried = _carried(run, stmts, param)
+    loop = Loop(f"loop{o}", run.count)
+    carried = _carried(run, stmts, loop)
     streams = _streams(run)
-    iters = [(local, _stream_items(ref, run, runs, param)) for ref, local in streams.items()]
-    body = _body(run, stmts, operands, carried, streams, param)
-    lists, finals = sorted(run.stored), sorted(run.finals)
-    over = _over(run.count, iters)
-    head = f"def loop{o}({', '.join(param.names.values())}):"
-    if run.period == 1 and not pre and lists == [0]:  # one statement, kept: a comprehension
-        item = body[0].split(" = ", 1)[1]
-        tail = "_l0[-1], " if finals else ""
-        src = f"{head}\n    _l0 = [{item} for {over}]\n    return (_l0, {tail})"
-        return src, list(param.names)
+    for ref, local in streams.items():
+        loop.stream(ref, local, _stream_items(ref, run, runs, loop))
+    _body(run, stmts, operands, carried, streams, loop)
+    lists = sorted(run.stored)
     for r in lists:
-        pre.append(f"    _l{r} = []")
-        pre.append(f"    _a{r} = _l{r}.append")
-    returns = "".join(f"_l{r}, " for r in lists) + "".join(f"_s{r}, " for r in finals)
-    src = "\n".join([head, *pre, f"    for {over}:", *body, *post, f"    return ({returns})"])
-    return src, list(param.names)
+        loop.keep(f"_l{r}", f"_s{r}")
+    returns = [f"_l{r}" for r in lists] + [f"_s{r}" for r in sorted(run.finals)]
+    return loop.source(returns), list(loop.params)
 
 
-def _carried(
-    run: Run, stmts: list[Stmt], param: _Params
-) -> tuple[list[str], list[str], dict[tuple[int, int], str]]:
-    """The loop's carried values: lines before the loop, lines ending an iteration, locals.
+def _carried(run: Run, stmts: list[Stmt], loop: Loop) -> dict[tuple[int, int], str]:
+    """The loop's carried values' locals, by (slot, the statement its first value is).
 
     Before the loop, each carried value's local takes its first value (a
     parameter); at the end of an iteration, it takes the slot's new value,
-    unless it is the slot's own local ``_s{slot}``. Locals by (slot, the
-    statement its first value is).
+    unless it is the slot's own local ``_s{slot}``.
     """
     readers: dict[int, list[int]] = {}  # carried slot -> the slots reading it
     inits: dict[int, dict[int, None]] = {}  # carried slot -> the statements its first reads
@@ -469,8 +443,6 @@ def _carried(
             if ref[0] == CARRIED:
                 readers.setdefault(ref[1], []).append(r)
                 inits.setdefault(ref[1], {})[ref[2]] = None
-    pre: list[str] = []
-    post: list[str] = []
     carried: dict[tuple[int, int], str] = {}
     for rr in sorted(inits):
         # a slot read only by itself and slots before it still holds last iteration's value
@@ -478,10 +450,8 @@ def _carried(
         for init in inits[rr]:
             local = f"_s{rr}" if reuse else f"_c{len(carried)}"
             carried[(rr, init)] = local
-            pre.append(f"    {local} = {param(_name(init, stmts))}")
-            if not reuse:
-                post.append(f"        {local} = _s{rr}")
-    return pre, post, carried
+            loop.carry(local, _name(init, stmts), None if reuse else f"_s{rr}")
+    return carried
 
 
 def _streams(run: Run) -> dict[tuple[int, ...], str]:
@@ -494,29 +464,15 @@ def _streams(run: Run) -> dict[tuple[int, ...], str]:
     return streams
 
 
-def _stream_items(ref: tuple[int, ...], run: Run, runs: list[Run], param: _Params) -> str:
+def _stream_items(ref: tuple[int, ...], run: Run, runs: list[Run], loop: Loop) -> str:
     """The expression of the items a stream ``ref`` gives the loop's iterations, in order."""
     if ref[0] == INPUTS:  # R: the inputs first (a lone chunk's R is the inputs list)
         _, first, step = ref
-        inputs = param("R")
-        last = first + step * (run.count - 1)
-        if step > 0:
-            return f"{inputs}[{first}:{last + 1}:{step}]"
-        return f"{inputs}[{first}:{last - 1 if last else ''}:{step}]"
+        return items(loop.param("R"), first, step, run.count)
     _, o2, r2, first, step = ref
     other = runs[o2]
-    whole = param(f"l{o2}[{sorted(other.stored).index(r2)}]")
-    k, k2 = run.count, other.count
-    last = first + step * (k - 1)  # the last iteration's (within the list: checked)
-    if step == 1:
-        return whole if first == 0 and k == k2 else f"{whole}[{first}:{first + k}]"
-    if step == -1 and first == k2 - 1 and k == k2:
-        return f"reversed({whole})"
-    if step == -1:
-        return f"{whole}[{last}:{first + 1}][::-1]"
-    if step > 0:  # a tree's level reads the level below it in pairs: step 2
-        return f"{whole}[{first}:{last + 1}:{step}]"
-    return f"{whole}[{first}:{last - 1 if last else ''}:{step}]"
+    whole = loop.param(f"l{o2}[{sorted(other.stored).index(r2)}]")
+    return items(whole, first, step, run.count, other.count)
 
 
 def _body(
@@ -525,14 +481,12 @@ def _body(
     operands: list[list[int]],
     carried: dict[tuple[int, int], str],
     streams: dict[tuple[int, ...], str],
-    param: _Params,
-) -> list[str]:
-    """The loop body's lines: the run's second iteration, each name replaced by its place.
+    loop: Loop,
+) -> None:
+    """The loop body: the run's second iteration, each name replaced by its place.
 
-    Every operand's kind is fixed at the second iteration. A statement of a
-    kept slot appends its value to the slot's list (``_a{slot}``).
+    Every operand's kind is fixed at the second iteration.
     """
-    body: list[str] = []
     base = run.start + run.period
     for r in range(run.period):
         i = base + r
@@ -541,7 +495,7 @@ def _body(
         for k in range(1, len(parts), 2):
             name = parts[k]
             if name not in names:  # an input or a constant: the same at every iteration
-                parts[k] = param(name)
+                parts[k] = loop.param(name)
                 continue
             ref = run.refs[r][names.index(name)]
             if ref[0] == LOCAL:
@@ -549,19 +503,7 @@ def _body(
             elif ref[0] == CARRIED:
                 parts[k] = carried[(ref[1], ref[2])]
             elif ref[0] == FIXED:
-                parts[k] = param(_name(ref[1], stmts))
+                parts[k] = loop.param(_name(ref[1], stmts))
             else:
                 parts[k] = streams[ref]
-        body.append(f"        _s{r} = {''.join(parts)}")
-        if r in run.stored:
-            body.append(f"        _a{r}(_s{r})")
-    return body
-
-
-def _over(count: int, iters: list[tuple[str, str]]) -> str:
-    """What the loop's ``for`` runs over: ``count`` iterations, each stream's items zipped."""
-    if not iters:
-        return f"_ in range({count})"
-    if len(iters) == 1:
-        return f"{iters[0][0]} in {iters[0][1]}"
-    return f"{', '.join(v for v, _ in iters)} in zip({', '.join(e for _, e in iters)})"
+        loop.assign(r, "".join(parts))
