@@ -41,7 +41,7 @@ from autograd.compiler.codegen import (
     Program,
 )
 from autograd.compiler.dispatch import MISS, Fast, fast_path, fusable
-from autograd.compiler.guard import read_guard
+from autograd.compiler.guard import call_guarded
 from autograd.compiler.keys import (
     HoldsNode,
     Slow,
@@ -59,7 +59,7 @@ from autograd.compiler.periods import Unrolled
 from autograd.compiler.statics import StaticArgs
 from autograd.core.batching import BatchedList, BatchEscape, Example
 from autograd.core.batching import hook as batch_hook
-from autograd.core.context import TraceState, debug_sites, nesting, trace_state
+from autograd.core.context import TraceState, debug_sites, nesting
 from autograd.core.convert import to_float
 from autograd.core.nodes import Leaf, Node, _Arith
 from autograd.pytree import (
@@ -656,7 +656,7 @@ def _trace(
         bt = BatchTrace(inputs, state, in_arrays, [n for _, n in spans])
     token = batch_hook.set(bt)
     try:
-        result = _call_guarded(vg.fn if vg is not None else fn, inputs, new_args, kwargs, state)
+        result = call_guarded(vg.fn if vg is not None else fn, inputs, new_args, kwargs, state)
     except BatchEscape:  # a batched result used one example at a time: the loop serves it
         if bt is None or not bt.used:
             raise
@@ -894,32 +894,6 @@ def _gather(positions: list[int]) -> Callable[[list[float]], object]:
     return lambda flat: column(pick(flat))
 
 
-def _call_guarded(
-    fn: Callable[..., object],
-    inputs: list[Node],
-    args: list[object],
-    kwargs: dict[str, object],
-    state: TraceState | None = None,
-) -> object:
-    """``fn(*args, **kwargs)`` with ``.value`` reads of nodes that depend on ``inputs`` refused."""
-    token = nesting.set(nesting.get() + 1)  # inner transforms build graphs we can compile
-    state_token = trace_state.set(state)
-    try:
-        with read_guard(inputs) as trace:
-            try:
-                result = fn(*args, **kwargs)
-            except Exception as e:
-                if trace.error is None:
-                    raise
-                raise TypeError(trace.error) from e  # what a thread's refused read led to
-            if trace.error is not None:  # another thread read a traced value, and went on
-                raise TypeError(trace.error)
-    finally:
-        trace_state.reset(state_token)
-        nesting.reset(token)
-    return result
-
-
 def _checked_call(
     fn: Callable[..., object],
     vg: Arguments | None,
@@ -941,7 +915,7 @@ def _checked_call(
             variables = [Leaf(x) for x in leaves]  # type: ignore[arg-type]  # floats, checked
             inputs.extend(variables)
             new_args[i] = unflatten(tree, variables)
-    result = _call_guarded(fn, inputs, new_args, kwargs)
+    result = call_guarded(fn, inputs, new_args, kwargs)
     leaves, tree = _result_leaves(result, "output", fn)
     return unflatten(tree, [x.value if isinstance(x, _Arith) else x for x in leaves])
 
