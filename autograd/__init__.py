@@ -10,8 +10,8 @@ shaped like ``params``.
 """
 
 from autograd.compiler.jit import Jitted as Jitted
-from autograd.compiler.jit import Lowered as Lowered
 from autograd.compiler.jit import jit as jit
+from autograd.compiler.lowering import Lowered as Lowered
 from autograd.core.functions import Comparison as Comparison
 from autograd.core.functions import Cond as Cond
 from autograd.core.functions import Elementwise as Elementwise

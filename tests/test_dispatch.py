@@ -364,13 +364,13 @@ def test_a_repeated_static_call_skips_the_general_key(monkeypatch: pytest.Monkey
     f = ag.jit(ag.value_and_grad(loss_n), static_argnums=1)
     assert f({"w1": 2.0, "w2": 3.0}, 3) == ag.value_and_grad(loss_n)({"w1": 2.0, "w2": 3.0}, 3)
     calls: list[object] = []
-    keyed = keys.fast_shape
+    keyed = keys.call_key
 
     def counted(*a: object) -> object:
         calls.append(a)
-        return keyed(*a)  # type: ignore[arg-type]  # `fast_shape`'s own arguments
+        return keyed(*a)  # type: ignore[arg-type]  # `call_key`'s own arguments
 
-    monkeypatch.setattr(_jit, "fast_shape", counted)  # the name `jit` calls
+    monkeypatch.setattr(_jit, "call_key", counted)  # the name `jit` calls
     p: dict[str, Scalar] = {"w1": 4.0, "w2": 5.0}
     assert f(p, 3) == ag.value_and_grad(loss_n)(p, 3)
     assert calls == []

@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import autograd as ag
-from autograd.compiler import guard
+from autograd.compiler import cache, guard
 from autograd.compiler import jit as _jit
 from autograd.core.nodes import Leaf, Mul, Node, Scalar
 
@@ -131,7 +131,7 @@ def test_cache_is_bounded_and_least_recently_used_goes_first() -> None:
     g = ag.jit(f)
     for n in range(1000):
         assert g(shape(n)) == 3.0
-    oldest = 1000 - _jit.CACHE_SIZE
+    oldest = 1000 - cache.CACHE_SIZE
     traces.clear()
     g(shape(oldest))  # still cached: no new trace, and now the most recently used
     g(shape(1000))  # a new structure evicts the least recently used, oldest + 1
@@ -139,7 +139,7 @@ def test_cache_is_bounded_and_least_recently_used_goes_first() -> None:
     assert traces == ["k1000"]
     g(shape(oldest + 1))
     assert traces == ["k1000", f"k{oldest + 1}"]
-    assert _jit.cache_size(g) == _jit.CACHE_SIZE
+    assert _jit.cache_size(g) == cache.CACHE_SIZE
 
 
 def test_traced_graph_and_compiled_entry_freed_by_reference_counting() -> None:

@@ -14,7 +14,7 @@ import pytest
 
 import autograd as ag
 from autograd.compiler import equations
-from autograd.compiler.jit import Lowered
+from autograd.compiler.lowering import Lowered
 from autograd.compiler.options import Options
 from autograd.core.sym import HELPERS
 from autograd.expr import evaluate

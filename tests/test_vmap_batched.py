@@ -25,7 +25,7 @@ from jitting import jit, use
 
 import autograd as ag
 from autograd import Scalar
-from autograd.compiler import arrays, codegen
+from autograd.compiler import arrays, codegen, tracing, vmapped
 from autograd.compiler import jit as jit_module
 from autograd.compiler.options import Options
 from autograd.core import sym
@@ -65,14 +65,14 @@ as one (by default a few examples run the compiled per-example code in a loop)."
 def batched_calls(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Records, per `jit(vmap)` call, whether one batched program answered it."""
     seen: list[bool] = []
-    real = jit_module._batched_call
+    real = vmapped.batched_call
 
     def spy(*args: object) -> object:
         out = real(*args)  # type: ignore[arg-type]  # the spied function's own arguments
-        seen.append(out is not jit_module._NOT_BATCHED)
+        seen.append(out is not vmapped.NOT_BATCHED)
         return out
 
-    monkeypatch.setattr(jit_module, "_batched_call", spy)
+    monkeypatch.setattr(vmapped, "batched_call", spy)
     return seen
 
 
@@ -262,7 +262,8 @@ XS, YS = [0.5, -1.5, 2.0, 0.25], [1.0, 0.0, -0.5, 0.3]
 def test_without_numpy_jit_of_vmap_is_the_loop(
     monkeypatch: pytest.MonkeyPatch, batched_calls: list[bool]
 ) -> None:
-    monkeypatch.setattr(jit_module, "HAVE_NUMPY", False)
+    monkeypatch.setattr(jit_module, "HAVE_NUMPY", False)  # no jit(vmap) as one batch
+    monkeypatch.setattr(tracing, "HAVE_NUMPY", False)  # no vmap inside a trace as one
     f = per_example_grads()
     assert bits(jit(f)(P, XS, YS)) == bits(f(P, XS, YS))
     assert batched_calls == []

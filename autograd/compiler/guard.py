@@ -20,6 +20,9 @@ a trace's nodes are built at the speed of eager ones.
 ``repr`` (hence ``str``, ``print`` and f-strings) of a traced node shows
 ``value=<traced>``, as JAX prints tracers, so nothing can parse the value back.
 The slot is restored when the last trace ends.
+
+`call_guarded` is how a trace calls the function: with the guard on, nesting
+raised (inner transforms build graphs) and the trace's state published.
 """
 
 from __future__ import annotations
@@ -28,10 +31,10 @@ import contextlib
 import sys
 import threading
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
 
-from autograd.core.context import tracing
+from autograd.core.context import TraceState, nesting, trace_state, tracing
 from autograd.core.nodes import Node, guard_values, parents
 
 _TRUSTED_MODULES = frozenset(
@@ -162,3 +165,29 @@ def read_guard(inputs: Sequence[Node]) -> Iterator[Trace]:
             _active -= 1
             if _active == 0:
                 guard_values(None)
+
+
+def call_guarded(
+    fn: Callable[..., object],
+    inputs: list[Node],
+    args: list[object],
+    kwargs: dict[str, object],
+    state: TraceState | None = None,
+) -> object:
+    """``fn(*args, **kwargs)`` with ``.value`` reads of nodes that depend on ``inputs`` refused."""
+    token = nesting.set(nesting.get() + 1)  # inner transforms build graphs we can compile
+    state_token = trace_state.set(state)
+    try:
+        with read_guard(inputs) as trace:
+            try:
+                result = fn(*args, **kwargs)
+            except Exception as e:
+                if trace.error is None:
+                    raise
+                raise TypeError(trace.error) from e  # what a thread's refused read led to
+            if trace.error is not None:  # another thread read a traced value, and went on
+                raise TypeError(trace.error)
+    finally:
+        trace_state.reset(state_token)
+        nesting.reset(token)
+    return result

@@ -44,25 +44,33 @@ def call_key(
     kwargs: dict[str, object],
     fn: Callable[..., object],
     vg: Arguments | None,
-) -> tuple[object, list[float]]:
-    """The cache key of a call and its traced leaves, flat.
+) -> tuple[tuple[object, ...] | None, object, list[float]]:
+    """The structure of a call's arguments, its cache key and its traced leaves, flat.
+
+    The structure is `fast_shape`'s, which `dispatch` can check a later call
+    against; None for a call with keyword arguments or one that needs the
+    general flatten.
 
     Raises:
         HoldsNode: if a traced, static or keyword argument holds a node.
     """
-    shape: tuple[object, list[float]]
+    flat: list[float] = []
+    shapes: tuple[object, ...] | None = None
     try:
-        if static:
-            shape = fast_shape(args, static, fn)
+        if static:  # `fast_shape`, inline: a jitted call's fixed cost
+            shapes = tuple(
+                static_key(a, f"static argument {i}", fn) if i in static else shape_of(a, flat)
+                for i, a in enumerate(args)
+            )
         else:  # the common case, every argument traced: no generator, one call less
-            flat: list[float] = []
-            shape = tuple(map(shape_of, args, repeat(flat))), flat
+            shapes = tuple(map(shape_of, args, repeat(flat)))
+        shape: object = shapes
     except Slow:
-        shape = slow_shape(args, static, fn, vg)
+        shape, flat = slow_shape(args, static, fn, vg)
     if not kwargs:
-        return (shape[0], ()), shape[1]
+        return shapes, (shape, ()), flat
     kw = tuple((k, static_key(v, f"keyword argument {k!r}", fn)) for k, v in kwargs.items())
-    return (shape[0], kw), shape[1]
+    return None, (shape, kw), flat
 
 
 def fast_shape(

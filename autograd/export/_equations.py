@@ -23,7 +23,7 @@ from typing import cast
 import attrs
 
 from autograd.compiler import equations as program
-from autograd.compiler.jit import _call_guarded
+from autograd.compiler.guard import call_guarded
 from autograd.core.context import debug_sites
 from autograd.core.nodes import OPS, Const, Leaf, Node, Op
 from autograd.core.rulegen import RAW_VALUE
@@ -154,7 +154,7 @@ def trace(
         new_args[i] = unflatten(tree, variables)
     token = debug_sites.set(None)  # the variables' values are stand-ins: no nan of theirs counts
     try:
-        result = _call_guarded(fn, inputs, new_args, dict(kwargs))
+        result = call_guarded(fn, inputs, new_args, dict(kwargs))
     finally:
         debug_sites.reset(token)
     leaves, shape = flatten_any(result, "output")
