@@ -1,7 +1,7 @@
 """jit against eager where the graph is big and nested: what issue-28's scale items measure.
 
 A chain ``x = tanh(0.9 x + 0.1)`` of N steps, under ``hessian`` and under
-``vmap(grad)`` (two examples): eager, the jitted first call (trace and
+``vmap(grad)`` (two examples, looped; eight, one NumPy batch): eager, the jitted first call (trace and
 compile) and a later jitted call, each in a fresh process with its peak
 resident memory, so one row's heap does not carry into the next.
 
@@ -29,7 +29,8 @@ def chain(x):
     return x
 
 transform = ag.hessian(chain) if kind == "hessian" else ag.vmap(ag.grad(chain))
-args = (0.3,) if kind == "hessian" else ([0.3, 0.5],)
+examples = int(kind[len("vmap(grad)"):] or 0)  # "vmap(grad)8": 8 examples
+args = (0.3,) if kind == "hessian" else ([0.1 * i - 0.3 for i in range(examples)],)
 out = {}
 if mode == "eager":
     t = time.perf_counter(); transform(*args); out["eager"] = time.perf_counter() - t
@@ -55,8 +56,8 @@ def main(sizes: list[int]) -> None:
         "| workload | eager | jit first call | jit later call | first/eager | MB eager | MB jit |"
     )
     print("|---|---|---|---|---|---|---|")
-    for kind in ("hessian", "vmap(grad), 2 examples"):
-        key = kind.split(",")[0]
+    for kind in ("hessian", "vmap(grad), 2 examples", "vmap(grad), 8 examples"):
+        key = kind.split(",")[0] + kind.split(", ")[1].split()[0] if "," in kind else kind
         for n in sizes:
             eager, jitted = _measure(n, key, "eager"), _measure(n, key, "jit")
             print(
