@@ -20,6 +20,7 @@ import attrs
 import pytest
 
 import autograd as ag
+from autograd.compiler import chunks, forward
 from autograd.compiler import codegen as _codegen
 from autograd.compiler.options import Options
 from autograd.compiler.stmts import Stmt
@@ -261,9 +262,9 @@ def _wrong_sigmoid_rule(rule: _Rule) -> _Rule:
 @pytest.mark.parametrize("defect", ["registers", "rule", "frozen_exponent"])
 def test_fuzz_catches_a_planted_defect(monkeypatch: pytest.MonkeyPatch, defect: str) -> None:
     if defect == "registers":
-        monkeypatch.setattr(_codegen, "_registers", _old_registers)
+        monkeypatch.setattr(chunks, "_registers", _old_registers)
     elif defect == "rule":
         monkeypatch.setattr(_codegen.Program, "_rule", _wrong_sigmoid_rule(_codegen.Program._rule))
     else:  # every number compiled as a node: the undifferentiated exponent's path is lost
-        monkeypatch.setattr(_codegen, "kind_in_order", lambda *_: NODE)
+        monkeypatch.setattr(forward, "kind_in_order", lambda *_: NODE)
     assert next(disagreements(range(3000)), None) is not None

@@ -25,7 +25,7 @@ from jitting import jit, use
 
 import autograd as ag
 from autograd import Scalar
-from autograd.compiler import arrays, codegen, tracing, vmapped
+from autograd.compiler import arrays, link, tracing, vmapped
 from autograd.compiler import jit as jit_module
 from autograd.compiler.options import Options
 from autograd.core import sym
@@ -483,7 +483,7 @@ def test_large_batch_paths_change_no_bit(monkeypatch: pytest.MonkeyPatch) -> Non
         sources.append(src)
         return compile(src, *args)  # type: ignore[call-overload]  # compile's own arguments
 
-    monkeypatch.setattr(codegen, "compile", spy, raising=False)
+    monkeypatch.setattr(link, "compile", spy, raising=False)
     with arrays.exact():
         as_built = jit(ag.value_and_grad(step))(params, xs, ys)
         forced = ag.jit(ag.value_and_grad(step), options=Options(sum_group=0, release_size=1))(

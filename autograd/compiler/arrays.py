@@ -28,8 +28,8 @@ import importlib.util
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeAlias, cast
 
-from autograd.compiler.codegen import Dialect, GuardFailed
 from autograd.compiler.options import Options
+from autograd.compiler.writer import Dialect, GuardFailed
 from autograd.core import floats as fl
 from autograd.core.nodes import Node
 from autograd.core.sym import HELPERS

@@ -26,7 +26,7 @@ from collections.abc import Callable, Collection, Iterator
 from itertools import count
 from typing import Final
 
-from autograd.compiler.codegen import Chunk
+from autograd.compiler.chunks import Chunk
 from autograd.compiler.keys import BITS
 
 Checker = Callable[[tuple[object, ...]], list[float] | None]
@@ -92,7 +92,7 @@ def fast_path(
     It returns ``finish(program(floats))`` (``finish`` None: the program's
     result itself), with ``floats`` the arguments' leaves as `checker` finds
     them, or `MISS` for arguments of any other structure. ``chunk``, if
-    given, is ``program`` as data (`codegen.Chunk`, reading its inputs from
+    given, is ``program`` as data (`chunks.Chunk`, reading its inputs from
     ``R``): up to `FUSE_LINES` statements, they become the function's body.
     The arguments at ``static`` must be the very values their shapes key
     (`keys.static_key`): a ``str``, ``int``, ``bool`` or ``None`` equal to

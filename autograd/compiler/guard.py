@@ -46,11 +46,14 @@ _TRUSTED_MODULES = frozenset(
         "autograd.core.more_ops",
         "autograd.core.rulegen",
         "autograd.core.functions",
-        "autograd.compiler.codegen",
+        "autograd.compiler.writer",
+        "autograd.compiler.forward",
+        "autograd.compiler.forward_loops",
         "autograd.compiler.batched",
         "autograd.debug",
     }
-)  # forward rules, and debug_nans reading values to report them
+)  # forward rules, a program's constants read as it is written, and debug_nans reading
+# values to report them
 _RULES = frozenset({"vjp", "jvp", "vjp_float"})  # a rule on floats in a trace: never trusted
 _ATTRS_REPR = "<attrs generated"  # attrs compiles each node class's __repr__ under this name
 

@@ -1,0 +1,399 @@
+"""The backward sweep: statements for the cotangents, each node's own rule run on `Sym`.
+
+A node's ``vjp`` rule runs on `Sym` (so it is the rule, not a copy), node by
+node, in the order the eager sweep (`_trace.backward`) visits them and
+accumulates cotangents. Choices inside rules (relu's mask, pow's exponent-0
+case) are `where`s, so they become conditional expressions on run-time
+values, never decisions frozen from the trace. A run the forward pass rolled
+is swept as a call of one loop too (`periods.BackwardLoop`); in a batch, the
+cotangents per example of what is one number for all are summed over it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Sequence
+from typing import cast
+
+from autograd.compiler import periods
+from autograd.compiler.stmts import NAME, Stmt
+from autograd.compiler.writer import Form, Ordered, Writer, to_form
+from autograd.core.nodes import Node
+from autograd.core.sym import Sym, arrays, sym
+from autograd.walks import toposort
+
+_SUM = "prev + (...)"
+"""Marks the form of a sweep's sum ``prev + (contribution)`` built on a contribution's form."""
+
+_Left = tuple[periods.Role | str | None, ...]
+"""Per node, the role of the cotangent an iteration's sweep leaves it (None: none)."""
+
+_Swept = dict[int, tuple[int, list[str | None], list[str | None]]]
+"""Per tail iteration of a run: where its sweep began, and the cotangents the one after
+left (`Sweep._loop_backward`)."""
+
+
+class Sweep(Writer):
+    """The backward sweep of `codegen.Program`."""
+
+    def backward(self, root: Node, wrt: Sequence[Node]) -> list[str]:
+        """Statements for the cotangents of ``wrt``, in the eager sweep's order.
+
+        Returns, per variable, the name holding its cotangent (``0.0`` if none).
+        """
+        if self.stacks:  # a sweep over a run whose values other runs read: not written
+            raise periods.Unrolled(root)
+        wanted = set(wrt)
+        # Variables are leaves: stopping at them changes nothing, so `forward`'s walk
+        # from the root, which stopped only at the inputs, is the sweep's order too.
+        order = self.orders.get(root) or toposort(root, stop=wanted)
+        self._check(len(order) // 2)  # a lower bound: sums pass cotangents on for free
+        needs: set[Node] = set()  # nodes with a path to a variable: the rest is dead code
+        for node, ins in order:
+            if node in wanted or not needs.isdisjoint(ins):
+                needs.add(node)
+        if root not in needs:
+            return ["0.0"] * len(wrt)
+        cot: dict[Node, str] = {root: self.const(1.0)}
+        if self.batch is None:  # scalar programs: a batch mean's seed reaches its terms as 1/n
+            self.seed = cot[root]
+        done = self._completions(order, wanted) if self.batch_of else {}
+        ready: list[Node] = []  # variables whose cotangents are complete, not yet summed
+        group = _sum_group(max(self.sizes, default=1), self.options.sum_group)
+        if not self.batch_of:  # one number per node: the sweep alone
+            found = self.periods.get(root, [])
+            if self.periods and not (found and order is self.orders.get(root)):
+                raise periods.Unrolled  # this sweep reaches nodes the forward pass rolled
+            self._sweep(order, found, cot, needs)
+            return [cot.get(x, "0.0") for x in wrt]
+        for node, ins in reversed(order):
+            if ins and self.vcot:  # a variable's sums wait for the end: nothing reads them before
+                self._sum_over_batches(node, cot)
+            if ins and node in needs and node in cot:
+                self._vjp(node, ins, cot, needs)
+            ready += done.get(node, ())
+            if len(ready) >= group and self.vcot:
+                self._sum_variables_over_batches(ready, cot)
+                ready.clear()
+        if self.vcot:
+            self._sum_variables_over_batches(wrt, cot)
+        return [cot.get(x, "0.0") for x in wrt]
+
+    def _sweep(
+        self,
+        order: list[Ordered],
+        found: list[periods.Period],
+        cot: dict[Node, str],
+        needs: set[Node],
+    ) -> None:
+        """The sweep of a scalar program; a run the forward pass rolled is rolled here too.
+
+        Its `TAIL` iterations are swept as usual; where each begins, the
+        cotangents the iteration after it left are recorded (`_loop_backward`).
+        """
+        tail = periods.TAIL
+        marks = {
+            per.first(q + 1) - 1: (per, q)  # the sweep of iteration q starts at its last node
+            for per in found
+            for q in range(per.count - tail - 1, per.count)
+        }
+        at: _Swept = {}
+        p = len(order)
+        for e in [*sorted(marks, reverse=True), -1]:
+            for node, ins in reversed(order[e + 1 : p]):
+                if ins and node in needs and node in cot:  # not in cot: only a comparison reads it
+                    self._vjp(node, ins, cot, needs)
+            p = e + 1
+            if e < 0:
+                break
+            per, q = marks[e]
+            left = [cot.get(x) for x in self._iteration(order, per, q)]
+            left += [cot.get(x) for x in self._fixed(order, per)]
+            at[q] = (len(self.stmts), left, [cot.get(x) for x in self._variables(per, q + 1)])
+            if q == per.count - tail - 1:
+                self._loop_backward(order, per, at, cot, needs)
+                p = per.first(periods.HEAD)
+
+    def _loop_backward(
+        self,
+        order: list[Ordered],
+        per: periods.Period,
+        at: _Swept,
+        cot: dict[Node, str],
+        needs: set[Node],
+    ) -> None:
+        """Sweep a run's looped iterations as a call of one loop, or raise `periods.Unrolled`.
+
+        ``at[q]``: where iteration q's sweep began, the cotangents the one
+        after it left (its nodes', the fixed nodes'), and that one's streamed
+        variables' (`_variables`), complete once it is swept. The first two
+        tail iterations must have the same `periods.shape`, leave cotangents
+        of the same roles, and need the same nodes as every looped one. The
+        loop keeps each iteration's cotangents of its variables in lists,
+        whose items stand for them (`elements`).
+        """
+        t = per.count - periods.TAIL  # the template, swept last
+        roles, state, grads = self._backward_template(order, per, at, needs)
+        assert per.loop is not None  # `forward` rolled it
+        forward, call = per.loop
+        heads = [self.names[x] for x in self._iteration(order, per, periods.HEAD - 1)]
+        template = self._swept(at, t)
+        back = periods.BackwardLoop(
+            f"bwd_loop{len(self.loops)}", template, roles, forward, call, heads
+        )
+        finals = list(dict.fromkeys(back.expr(r) for r in state if type(r) is tuple))
+        # a variable's cotangent the sweep of the iteration after set (``c``): that one keeps it
+        kept = [back.keep(("s", r[1]) if r[0] == "c" else r) for r in grads if type(r) is tuple]
+        self.loops[back.name] = functools.partial(back.write, finals)
+        target = f"g{len(self.stmts)}"
+        args = list(back.params)
+        self.reads_r = self.reads_r or "R" in args
+        uses = tuple(dict.fromkeys(u for a in args for u in NAME.findall(a)))
+        self.emit(target, f"{back.name}({', '.join(args)})", uses)
+        names = [name for name, _, _ in template]
+        self._looped_variables(per, grads, kept, names, target, len(finals), cot)
+        self._left_by_loop(order, per, state, back, finals, target, cot)
+
+    def _swept(self, at: _Swept, q: int) -> list[Stmt]:
+        """The statements of tail iteration ``q``'s sweep."""
+        return self.stmts[at[q][0] : at[q - 1][0]]
+
+    def _backward_template(
+        self, order: list[Ordered], per: periods.Period, at: _Swept, needs: set[Node]
+    ) -> tuple[dict[str, periods.Role], _Left, _Left]:
+        """The template's roles, and those of the cotangents it leaves: or `periods.Unrolled`.
+
+        Returns the roles of the template's names, and of the cotangents it
+        leaves its nodes and the fixed ones (the loop's state), and its variables.
+        """
+        names, t = self.names, per.count - periods.TAIL
+
+        def roles(q: int) -> dict[str, periods.Role]:
+            return periods.backward_roles(
+                self._swept(at, q),
+                self._swept(at, q + 1),
+                [names[x] for x in self._iteration(order, per, q)],
+                [names[x] for x in self._iteration(order, per, q - 1)],
+                [f"a{a + b * q}" for a, b in per.inputs],
+            )
+
+        shapes = []
+        rs: dict[str, periods.Role] = {}
+        for q in (t + 1, t):  # the template last: its roles are the loop's
+            rs = roles(q)
+            left = tuple([None if g is None else rs.get(g, g) for g in at[q - 1][1]])
+            grads = tuple([None if g is None else rs.get(g, g) for g in at[q - 1][2]])
+            needed = [x in needs for x in self._iteration(order, per, q)]
+            shapes.append((periods.shape(self._swept(at, q), rs), left, needed, grads))
+        state, grads = shapes[1][1], shapes[1][3]
+        if shapes[0] != shapes[1] or any(type(r) is tuple and r[0] == "c" for r in state):
+            raise periods.Unrolled
+        looped = [x in needs for x, _ in order[per.first(periods.HEAD) : per.first(t)]]
+        if looped != shapes[1][2] * per.looped:
+            raise periods.Unrolled
+        return rs, state, grads
+
+    def _left_by_loop(
+        self,
+        order: list[Ordered],
+        per: periods.Period,
+        state: _Left,
+        back: periods.BackwardLoop,
+        finals: list[str],
+        target: str,
+        cot: dict[Node, str],
+    ) -> None:
+        """The cotangents a run's loop leaves the last head iteration and the fixed nodes."""
+        got: dict[str, str] = {}
+        nodes = self._iteration(order, per, periods.HEAD - 1) + self._fixed(order, per)
+        for x, r in zip(nodes, state, strict=True):
+            if r is None:
+                cot.pop(x, None)
+            elif type(r) is str:
+                cot[x] = r
+            else:
+                e = back.expr(cast(periods.Role, r))
+                name = got.get(e)
+                if name is None:
+                    name = got[e] = f"g{len(self.stmts)}"
+                    self.emit(name, f"{target}[{finals.index(e)}]", (target,))
+                cot[x] = name
+
+    def _looped_variables(
+        self,
+        per: periods.Period,
+        grads: _Left,
+        kept: list[int],
+        template: list[str],
+        call: str,
+        lists_at: int,
+        cot: dict[Node, str],
+    ) -> None:
+        """Name the looped iterations' cotangents of their variables (`_loop_backward`).
+
+        ``grads``: per variable stream, the role of its cotangent in the
+        template (the first tail iteration, whose statements are ``template``):
+        a list the loop kept, at ``kept``; a name that stands for itself; or
+        None. Items of a list are outputs only: each gets a name in `elements`,
+        which `link` returns as a slice of the list (the loop ran last
+        iteration first). A cotangent the iteration after set (``c``) is one
+        iteration behind: the last looped one's is the template's statement.
+        """
+        t = per.count - periods.TAIL
+        streams = iter(kept)
+        looped = [self._variables(per, q) for q in range(periods.HEAD, t)]
+        for i, role in enumerate(grads):
+            if role is None:
+                continue
+            xs = [variables[i] for variables in looped]
+            if isinstance(role, str):
+                cot.update(dict.fromkeys(xs, role))
+                continue
+            values = f"g{len(self.stmts)}"
+            self.emit(values, f"{call}[{lists_at + next(streams)}]", (call,))
+            if role[0] == "c":
+                cot[xs.pop()] = template[role[1]]
+            for k, x in enumerate(reversed(xs)):
+                name = f"e{len(self.elements)}"
+                self.elements[name] = (values, k)
+                cot[x] = name
+
+    @staticmethod
+    def _completions(order: list[Ordered], wanted: set[Node]) -> dict[Node, list[Node]]:
+        """The variables whose cotangent is complete once the sweep has passed each node.
+
+        The sweep runs the order backwards: a variable's last contribution comes
+        from its first user in the order.
+        """
+        first: dict[Node, Node] = {}
+        for node, ins in order:
+            for x in ins:
+                if x in wanted and x not in first:
+                    first[x] = node
+        done: dict[Node, list[Node]] = {}
+        for x, node in first.items():
+            done.setdefault(node, []).append(x)
+        return done
+
+    def _sum_variables_over_batches(self, wrt: Sequence[Node], cot: dict[Node, str]) -> None:
+        """`_sum_over_batches` for variables whose cotangents are complete: one statement.
+
+        Each variable's per-example cotangents are summed over the batch in
+        the same balanced order as `batch_sum`, then added to the rest. The
+        sweep sums them in groups as they complete (`Options.sum_group`), so a
+        large batch does not hold every variable's per-example values at once.
+        """
+        for b, size in enumerate(self.sizes, start=1):
+            keys = [x for x in dict.fromkeys(wrt) if (x, b) in self.vcot]
+            if not keys:
+                continue
+            per_example = [self.vcot.pop((x, b)) for x in keys]
+            totals = f"g{len(self.stmts)}"
+            self.reductions.add(totals)
+            self.emit(
+                totals, f"batch_sums(({', '.join(per_example)},), {size})", tuple(per_example)
+            )
+            for i, x in enumerate(keys):
+                self._add_sum(x, f"{totals}[{i}]", (totals,), cot)
+
+    def _sum_over_batches(self, x: Node, cot: dict[Node, str]) -> None:
+        """Add to ``x``'s cotangent the per-example ones from each batch, summed over it.
+
+        ``x`` is one number for all examples; nodes of a batch that read it gave
+        it one cotangent per example. The sum over the batch is balanced (the
+        order `autograd.sum` adds a list in), then added to the rest.
+        """
+        for b, size in enumerate(self.sizes, start=1):
+            per_example = self.vcot.pop((x, b), None)
+            if per_example is None:
+                continue
+            self._add_sum(x, f"batch_sum({per_example}, {size})", (per_example,), cot)
+
+    def _add_sum(self, x: Node, expr: str, uses: tuple[str, ...], cot: dict[Node, str]) -> None:
+        """Add a sum over a batch (one number: a reduction) to the rest of ``x``'s cotangent."""
+        total = f"g{len(self.stmts)}"
+        self.reductions.add(total)
+        self.emit(total, expr, uses)
+        prev = cot.get(x)
+        if prev is None:
+            cot[x] = total
+        else:
+            target = f"g{len(self.stmts)}"
+            self.emit(target, f"{prev} + {total}", (prev, total))
+            cot[x] = target
+
+    def _vjp(
+        self, node: Node, ins: tuple[Node, ...], cot: dict[Node, str], needs: set[Node]
+    ) -> None:
+        """Accumulate ``node``'s contributions into its inputs' cotangents (field order).
+
+        Every statement sets a fresh name, so a contribution that is just a
+        name (``Add`` passes ``g`` on) is shared without a copy.
+        """
+        b = self.batch_of.get(node, 0) if self.batch_of else 0
+        for x, contribution in zip(ins, self._rule(node, ins, cot[node]), strict=True):
+            if x not in needs or contribution is None:
+                continue
+            expr, uses, form = contribution
+            if b and x not in self.batch_of:  # one per example, into one number: summed later
+                key = (x, b)
+                prev_v = self.vcot.get(key)
+                target = f"g{len(self.stmts)}"
+                if prev_v is None:
+                    self.emit(target, expr, uses)
+                else:
+                    self.emit(target, f"{prev_v} + ({expr})", (prev_v, *uses))
+                self.vcot[key] = target
+                continue
+            prev = cot.get(x)
+            if prev is None and expr.isidentifier():
+                cot[x] = expr
+                continue
+            target = f"g{len(self.stmts)}"
+            if prev is None:
+                self.emit(target, expr, uses, form)
+            else:  # the sweep's `prev + gx`
+                summed = None if form is None else (_SUM, form)  # `reroll` needs no parsing
+                self.emit(target, f"{prev} + ({expr})", (prev, *uses), summed)
+            cot[x] = target
+
+    def _rule(
+        self, node: Node, ins: tuple[Node, ...], g: str
+    ) -> list[tuple[str, tuple[str, ...], Form | None] | None]:
+        """The node's ``vjp`` rule run on `Sym`: each input's contribution and its `Form`.
+
+        The rule runs once per key (`_operands`); nodes with the same key reuse
+        its code with their own names.
+        """
+        key, names = self._operands(node, ins, g, own=node in self.names)
+        unit = g == self.seed
+        batched = self._batched(names)
+        if unit or batched:
+            key = (*key, unit, batched)
+        forms = self._rule_forms.get(key)
+        if forms is None:
+            eager, syms = self._as_eager(node)
+            gs = Sym(g, (g,), unit=unit)
+            with arrays() if batched else contextlib.nullcontext():
+                rule = eager.vjp(gs, syms.__getitem__)
+            outs = [None if o is None else sym(o) for o in rule]
+            code = [None if o is None else (o.src, o.uses) for o in outs]  # a constant: a literal
+            try:
+                forms = self._rule_forms[key] = [
+                    None if c is None else to_form(*c, names) for c in code
+                ]
+            except KeyError:  # one reads a name not among `names`: written each time
+                return [None if c is None else (*c, None) for c in code]
+        return [
+            None if f is None else (f[0].format(*names), tuple([names[i] for i in f[1]]), f)
+            for f in forms
+        ]
+
+
+def _sum_group(size: int, values: int) -> int:
+    """How many complete variables one `batch_sums` statement sums, for a batch of ``size``.
+
+    ``values``: `Options.sum_group`; 0 sums each variable on its own.
+    """
+    return max(8, values // size) if values else 1

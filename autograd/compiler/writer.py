@@ -1,0 +1,369 @@
+"""A program being written: its state, and what every stage of `codegen.Program` writes with.
+
+`Writer` declares what a compiled graph's statements are written from and
+into: the nodes' names and how the eager call holds each (a plain float or
+not), a batch's varying names, the statements and constants, the runs written
+as loops. The stages (`forward.ForwardPass`, `sweep.Sweep`, `link.Linker`)
+are its subclasses and `codegen.Program` is all of them; their shared steps are
+here: append a statement within the budget (`emit`), name a constant, and the
+key and names a node's code is written from (`_operands`, `to_form`), so nodes
+with equal keys share their code up to names. Also here: what a batched program
+is told (`Dialect`), and the errors writing a program raises.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Sequence
+from typing import cast
+
+import attrs
+
+from autograd.compiler.chunks import Chunk
+from autograd.compiler.equations import as_eager
+from autograd.compiler.options import Options
+from autograd.compiler.periods import Period
+from autograd.compiler.stmts import NAME, Stmt
+from autograd.core.nodes import Const, Node, Op, eager_kind, parents
+from autograd.core.sym import Sym
+
+
+@attrs.frozen
+class Dialect:
+    """How a batched program differs: which inputs vary, and the code for them."""
+
+    varying: frozenset[int]
+    """Positions of the inputs that hold a batch (an array)."""
+    helpers: Callable[[], dict[str, object]]
+    """The globals the rewritten expressions call (``batch_sum(x, size)`` too)."""
+    batch_of: dict[Node, int] = attrs.field(factory=dict)
+    """Variables standing for a column of a `vmap` call inside the trace: that call (1, 2, ...)."""
+    sizes: tuple[int, ...] = ()
+    """The number of examples of each such call."""
+    arrays: frozenset[int] = frozenset()
+    """The calls with a NumPy array among their mapped leaves: their results are arrays."""
+    index: Callable[[list[int]], object] | None = None
+    """An index array of rows, if parallel statements are packed into 2-d operations
+    (`compiler.pack`: where a NumPy call costs more than its arithmetic)."""
+    pack_rows: int = 0
+    """The most statements one pack holds (its rows times the batch: a cache's worth)."""
+
+
+class NotBatchable(Exception):
+    """A batched trace mixes what one batched program cannot compute: `jit` loops instead."""
+
+
+class ExternalNodeError(Exception):
+    """The graph reaches a variable that is not one of the traced inputs."""
+
+
+class GraphTooBigError(Exception):
+    """The graph needs more statements than the budget allows."""
+
+
+class GuardFailed(Exception):
+    """A choice the trace made on plain numbers of the eager call goes the other way now."""
+
+
+Ordered = tuple[Node, tuple[Node, ...]]
+"""A node of a `toposort` order, with its inputs."""
+
+Form = tuple[str, tuple[int, ...]]
+"""A statement's code up to names: a `str.format` string of name numbers, and the numbers
+its uses are."""
+
+
+class Writer:
+    """The statements of one compiled graph as they are written, and the constants they read.
+
+    The state is declared here, grouped by what it describes; each stage's
+    module holds only its steps.
+    """
+
+    # what the program is asked for
+    options: Options
+    budget: int
+    batch: Dialect | None
+    limit: int
+    """Statements written before `reroll` rolls runs into loops (a batch's are not rolled)."""
+    rolls: bool
+    """Whether a scalar program's long runs of repeated nodes are written as loops."""
+
+    # the nodes
+    input_nodes: list[Node]
+    input_names: list[str]
+    names: dict[Node, str]
+    """Each node written: the name holding its value (``a0`` an input, ``k0`` a constant)."""
+    floats: set[Node]
+    """The nodes that are plain floats in the eager call (membership only: never iterated)."""
+    plain_inputs: frozenset[Node]
+    kinds: dict[Node, int]
+    """Memo of `nodes.eager_kind`."""
+
+    # a batch (`jit` of `vmap`)
+    batch_of: dict[Node, int]
+    """A node's batch (the vmap call whose examples it varies over); absent: one number."""
+    sizes: tuple[int, ...]
+    array_batches: frozenset[int]
+    varying: set[str]
+    """In a batch, the names holding arrays: its varying inputs, and what reads them."""
+    reductions: set[str]
+    """Statements summing a batch: one number again."""
+    vcot: dict[tuple[Node, int], str]
+    """Cotangents still one per example."""
+
+    # statements and constants
+    stmts: list[Stmt]
+    written: list[object]
+    """Per statement: the shared form it came from (`to_form`), or None."""
+    consts: dict[bytes, str]
+    const_values: list[float]
+    seed: str | None
+    """The seed cotangent 1.0's name: a product with it is the other factor (`Sym.unit`)."""
+    orders: dict[Node, list[Ordered]]
+    spans: list[tuple[int, int]]
+    """The statements `forward` wrote (`orders.sink` may move them)."""
+    reads_r: bool
+    """Whether a statement passes R whole (a loop reads inputs' slices)."""
+    _forward_forms: dict[tuple[object, ...], Form]
+    """Forward code per key (`_operands`)."""
+    _rule_forms: dict[tuple[object, ...], list[Form | None]]
+    """A rule's contributions per key (`_operands`)."""
+
+    # runs written as loops (`periods`)
+    periods: dict[Node, list[Period]]
+    """Per output: the runs it rolled."""
+    loops: dict[str, Callable[[], str]]
+    """Their loops' sources, written at `link`."""
+    elements: dict[str, tuple[str, int]]
+    """Outputs that are items of a loop's list (`_looped_variables`): the list's name, where."""
+    stacks: list[tuple[dict[Node, int], list[Period], list[Ordered]]]
+    """Per order whose runs were rolled with their values kept (`forward`'s ``stacked``):
+    where its nodes are, and its rolled runs (`_looped`)."""
+    _stacked: dict[tuple[int, int], str]
+    """(run's id, slot) -> its values' list."""
+    _const_at: list[int]
+    """Where the order with periods has constants."""
+    _input_at: dict[Node, int] | None
+    """Memo of `_inputs_at`."""
+
+    # linked
+    sources: list[str]
+    """The generated chunks and loops, once linked (for tests and debugging)."""
+    lone: Chunk | None
+    """The program, once linked, if one chunk."""
+    _unpacked: set[str]
+    """The items `link` gave a statement of their own."""
+
+    def __init__(
+        self,
+        inputs: Sequence[Node],
+        options: Options,
+        floats: Sequence[Node] = (),
+        batch: Dialect | None = None,
+        rolls: bool = True,
+    ) -> None:
+        """Statements over ``inputs``; ``floats`` are those that are plain numbers when eager.
+
+        With ``rolls``, a scalar program's long runs of repeated nodes are written
+        as loops from the start (`compiler.periods`).
+
+        Compiled code reproduces the eager call: what is a float there (a
+        non-differentiated argument, anything computed from floats alone) is
+        computed as Python computes floats, with IEEE results where Python
+        would raise; what is a node there is computed by the node's rules.
+        The difference is visible in `Pow`: ``x ** c`` for a node ``x`` and a
+        number ``c`` takes PyTorch's scalar-exponent path, ``c ** d`` is C ``pow``.
+        """
+        self.options = options
+        self.budget = budget = options.budget
+        self.batch = batch
+        self.limit = budget if batch is not None else max(budget, options.trace_limit)
+        self.rolls = rolls and batch is None
+        self._start_nodes(inputs, floats)
+        self._start_batch(batch)
+        self._start_statements()
+        self._start_runs()
+
+    def _start_nodes(self, inputs: Sequence[Node], floats: Sequence[Node]) -> None:
+        """The inputs named ``a0``, ``a1``, ..., and how the eager call holds each."""
+        self.floats = set(floats)
+        self.plain_inputs = frozenset(floats)
+        self.kinds = {}
+        for x in inputs:  # a walk stops at inputs: their kinds are known before any is met
+            eager_kind(x, self.plain_inputs, self.kinds)
+        self.names = {x: f"a{i}" for i, x in enumerate(inputs)}
+        self.input_nodes = list(inputs)
+        self.input_names = [f"a{i}" for i in range(len(inputs))]
+
+    def _start_batch(self, batch: Dialect | None) -> None:
+        """What varies over a batch: none of it in a scalar program."""
+        self.batch_of = dict(batch.batch_of) if batch is not None else {}
+        self.sizes = batch.sizes if batch is not None else ()
+        self.array_batches = batch.arrays if batch is not None else frozenset()
+        self.varying = {self.input_names[i] for i in batch.varying} if batch is not None else set()
+        self.reductions = set()
+        self.vcot = {}
+
+    def _start_statements(self) -> None:
+        """No statement, constant, memo of code or linked chunk yet."""
+        self.stmts = []
+        self.written = []
+        self.consts = {}
+        self.const_values = []
+        self.seed = None
+        self.orders = {}
+        self.spans = []
+        self.reads_r = False
+        self._forward_forms = {}
+        self._rule_forms = {}
+        self.sources = []
+        self.lone = None
+        self._unpacked = set()
+
+    def _start_runs(self) -> None:
+        """No run written as a loop yet."""
+        self.periods = {}
+        self.loops = {}
+        self.elements = {}
+        self.stacks = []
+        self._stacked = {}
+        self._const_at = []
+        self._input_at = None
+
+    def const(self, value: float) -> str:
+        """A name for a constant, shared by every constant with the same bits."""
+        key = struct.pack("<d", value)
+        name = self.consts.get(key)
+        if name is None:
+            name = self.consts[key] = f"k{len(self.const_values)}"
+            self.const_values.append(value)
+        return name
+
+    def _check(self, more: int, cap: int | None = None) -> None:
+        """Raise `GraphTooBigError` if ``more`` statements would pass ``cap`` (the trace limit)."""
+        cap = self.limit if cap is None else cap
+        if len(self.stmts) + more > cap:
+            raise GraphTooBigError(
+                f"{len(self.stmts) + more:,} statements, over the {cap:,} allowed"
+            )
+
+    def emit(self, target: str, expr: str, uses: tuple[str, ...], form: object = None) -> None:
+        """Append a statement; ``form``: the shared `Form` it was written from, if any.
+
+        In a batch, a statement that reads an array holds one (`varying`), but a
+        reduction (a sum over the batch), which is one number again.
+        """
+        self.stmts.append((target, expr, uses))
+        self.written.append(form)
+        varying = self.varying
+        if varying and target not in self.reductions and not varying.isdisjoint(uses):
+            varying.add(target)
+
+    def _batched(self, names: Sequence[str]) -> bool:
+        """Whether code reading ``names`` runs over a batch: written in its NumPy dialect."""
+        return bool(self.varying) and not self.varying.isdisjoint(names)
+
+    def _operands(
+        self, node: Node, ins: tuple[Node, ...], g: str | None, own: bool
+    ) -> tuple[tuple[object, ...], list[str]]:
+        """The names a node's code reads, and all else its code depends on.
+
+        The names: ``g`` (a cotangent) if given, the inputs', the node's own if
+        ``own``; each once, in that order. The key: the node's class, whether
+        it is a plain float, per input which of the names it is and what a
+        rule can see of it (a constant's bits, or whether it is a plain float,
+        which `_as_eager` lifts to a `Const`), and its fields that are not
+        inputs (`Compare`'s operator). Nodes with equal keys get the same
+        code, up to the names (`to_form`).
+        """
+        known, floats = self.names, self.floats
+        names = [] if g is None else [g]  # a few names: a list's scan beats a dict
+        per = []
+        for x in ins:
+            name = known[x]
+            if name in names:
+                i = names.index(name)
+            else:
+                i = len(names)
+                names.append(name)
+            # a constant's name stands for its bits (`const`)
+            per.append((i, name if type(x) is Const else x in floats))
+        oi = -1
+        if own:
+            name = known[node]
+            if name in names:
+                oi = names.index(name)
+            else:
+                oi = len(names)
+                names.append(name)
+        gi = -1 if g is None else 0
+        return (type(node), node in floats, tuple(per), gi, oi, static_values(node)), names
+
+    def _sym(self, node: Node) -> Sym:
+        name = self.names[node]
+        if type(node) is not Const:
+            return Sym(name, (name,))
+        # a scalar program's 1.0 (an inner transform's seed, a variable's mark) multiplies nothing
+        return Sym(name, (name,), node.value, node.value == 1.0 and self.batch is None)
+
+    def _as_eager(self, node: Node) -> tuple[Op, dict[Node, Sym]]:
+        """``node`` as the eager call built it, and the names its rule reads.
+
+        An input that is a plain number in the eager call was lifted to a
+        `Const` there (``x ** c`` takes PyTorch's scalar path); here it is a
+        traced input, so the rule runs on a copy with a stand-in `Const`.
+        """
+        op = cast(Op, node)  # only nodes with inputs get here
+        ins = parents(node)
+        names = {x: self._sym(x) for x in ins}
+        if node in self.names:  # a rule reads the node's own value (the forward does not)
+            names[node] = self._sym(node)
+        i = op.const_variant
+        if i is None or ins[i] not in self.floats:
+            return op, names
+        return as_eager(op, i, names), names
+
+    def _inputs_at(self) -> dict[Node, int]:
+        """Each input as an operand of `_node_forms`: ``-1 - index``, as `reroll`'s."""
+        if self._input_at is None:
+            self._input_at = {x: -1 - i for i, x in enumerate(self.input_nodes)}
+        return self._input_at
+
+    def _iteration(self, order: list[Ordered], per: Period, q: int) -> list[Node]:
+        """The nodes of a run's iteration ``q``."""
+        return [x for x, _ in order[per.first(q) : per.first(q + 1)]]
+
+    def _fixed(self, order: list[Ordered], per: Period) -> list[Node]:
+        """The nodes every iteration of a run reads (their cotangents add up over it)."""
+        return [order[f][0] if f >= 0 else self.input_nodes[-1 - f] for f in per.fixed]
+
+    def _variables(self, per: Period, q: int) -> list[Node]:
+        """Iteration ``q``'s streamed variables (differentiated inputs), one per such stream."""
+        if not 0 <= q < per.count:
+            return []
+        xs = [self.input_nodes[a + b * q] for a, b in per.inputs]
+        return [x for x in xs if x not in self.plain_inputs]
+
+
+def static_values(node: Node) -> tuple[object, ...]:
+    """The values of ``node``'s `Op.static_fields` (floats as bits): what else its rules see."""
+    names = cast(Op, node).static_fields
+    if not names:
+        return ()
+    values = [getattr(node, name) for name in names]
+    return tuple([struct.pack("<d", v) if type(v) is float else v for v in values])
+
+
+def to_form(src: str, uses: tuple[str, ...], names: list[str]) -> Form:
+    """``src`` and ``uses`` with each of ``names`` replaced by its number.
+
+    `KeyError` if ``src`` reads a name not among ``names``, or ``uses`` does not
+    list each name ``src`` reads (`reroll` reads a formed statement's operands
+    from its uses).
+    """
+    at = {name: i for i, name in enumerate(names)}
+    if set(NAME.findall(src)) != set(uses):
+        raise KeyError(src)
+    fmt = NAME.sub(lambda m: f"{{{at[m[0]]}}}", src.replace("{", "{{").replace("}", "}}"))
+    return fmt, tuple([at[u] for u in uses])
