@@ -17,7 +17,7 @@ import struct
 from collections.abc import Sequence
 from typing import cast
 
-from autograd.compiler import periods, reroll
+from autograd.compiler import periods, runs
 from autograd.compiler.forward_loops import ForwardLoops
 from autograd.compiler.writer import (
     ExternalNodeError,
@@ -137,7 +137,7 @@ class ForwardPass(ForwardLoops):
             forms, operands = self._node_forms(window, _Outside(self._inputs_at()))
             if any(
                 run[2] >= least
-                for run in reroll.short_runs(forms, operands, least, least, self.options)
+                for run in runs.short_runs(forms, operands, least, least, self.options)
             ):
                 return True
         return False
