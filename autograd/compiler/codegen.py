@@ -4,7 +4,7 @@ Nothing in the compiler knows an op: the forward pass is each node's
 ``forward_source``, the backward pass each node's own ``vjp`` rule run on
 `Sym` (so it is the rule, not a copy). A `Program` is written in stages, each
 a base class in a module of its own, sharing the state `writer.Writer`
-declares; `jit` calls them in this order:
+declares; `entries` (for `jit`) calls them in this order:
 
 1. `forward.ForwardPass.forward` (and ``guards``): a statement per node,
    a scalar program's long runs of repeated nodes written as calls of one
@@ -14,7 +14,8 @@ declares; `jit` calls them in this order:
 3. `link.Linker.link`: the statements rolled (`reroll`), packed (`pack`),
    cut into `chunks.Chunk`s and compiled; the result maps inputs to outputs.
 
-The names `jit` and the other modules import from here are re-exported.
+What other modules import from here (`Dialect`, the errors, `Chunk`) is re-exported from
+its home.
 """
 
 from __future__ import annotations
