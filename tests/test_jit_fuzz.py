@@ -253,7 +253,7 @@ def _wrong_sigmoid_rule(rule: _Rule) -> _Rule:
     def wrong(self: _codegen.Program, node: Node, ins: tuple[Node, ...], g: str) -> _Code:
         if type(node) is Sigmoid:
             v = self.names[node]
-            return [(f"{g} * (1.0 - {v})", (g, v), None)]  # forgot the factor s
+            return [(f"{{{g}}} * (1.0 - {{{v}}})", (g, v), None)]  # forgot the factor s
         return rule(self, node, ins, g)
 
     return wrong

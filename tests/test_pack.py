@@ -25,7 +25,8 @@ from autograd.compiler import arrays
 from autograd.compiler import codegen as _codegen
 from autograd.compiler.options import Options
 from autograd.compiler.pack import pack
-from autograd.compiler.stmts import NAME, Stmt
+from autograd.compiler.stmts import Stmt, code, ref
+from autograd.compiler.stmts import fields as names_in
 
 pytestmark = pytest.mark.skipif(not arrays.HAVE_NUMPY, reason="packs are NumPy operations")
 
@@ -58,6 +59,10 @@ def _value(rng: random.Random) -> float:
     return rng.choice([0.0, -0.0, 1.0, 2.0, -1.5, 0.5, math.inf, math.nan, rng.uniform(-3, 3)])
 
 
+_NAME = re.compile(r"\b[avgklp][0-9]+\b")
+"""The names in this test's generated code, written as text."""
+
+
 def random_program(seed: int) -> tuple[list[Stmt], set[str], list[str], dict[str, object]]:
     """Statements, the names holding arrays, the names read at the end, and the inputs."""
     rng = random.Random(seed)
@@ -72,7 +77,8 @@ def random_program(seed: int) -> tuple[list[Stmt], set[str], list[str], dict[str
 
     def emit(expr: str, reduce: bool = False) -> str:
         t = f"v{len(stmts)}"
-        uses = tuple(dict.fromkeys(NAME.findall(expr)))
+        expr = _NAME.sub(lambda m: ref(m[0]), expr)  # a template: names as fields
+        uses = tuple(dict.fromkeys(names_in(expr)))
         stmts.append((t, expr, uses))
         if not reduce and any(u in varying for u in uses):
             varying.add(t)
@@ -112,7 +118,7 @@ def random_program(seed: int) -> tuple[list[Stmt], set[str], list[str], dict[str
             fields = [rows(k) for c in "012" if "{" + c + "}" in form]
             layers.append([emit(form.format(*(f[r] for f in fields))) for r in range(k)])
         elif what < 0.7 and len(stmts):  # the same statement again
-            emit(rng.choice(stmts)[1])
+            emit(code(rng.choice(stmts)[1]))
         elif what < 0.8:  # a sum over the batch: one number again
             x = rng.choice([n for n in names if n in varying])
             emit(f"batch_sum({x}, {SIZE})", reduce=True)
@@ -129,7 +135,7 @@ def execute(stmts: Sequence[Stmt], outputs: Sequence[str], env: dict[str, object
     namespace = {**arrays.twins(), **env}
     with arrays.quiet():
         for t, e, _ in stmts:
-            namespace[t] = eval(e, namespace)  # the test's own generated code
+            namespace[t] = eval(code(e), namespace)  # the test's own generated code
     return [namespace[o] for o in outputs]
 
 

@@ -30,7 +30,7 @@ from autograd.compiler import runs as _runs
 from autograd.compiler.options import Options
 from autograd.compiler.orders import by_depth, sink
 from autograd.compiler.reroll import reroll
-from autograd.compiler.stmts import NAME, Stmt
+from autograd.compiler.stmts import Stmt, code, fields, ref
 from autograd.core.nodes import Scalar
 from autograd.core.sym import HELPERS
 
@@ -72,9 +72,9 @@ def random_program(seed: int) -> tuple[list[Stmt], list[str], list[object]]:
 
     def emit(form: str, x: str, y: str) -> None:
         t = f"v{len(stmts)}"
-        expr = form.format(x, y)
+        expr = template(form.format(x, y))
         # uses: every name read, in order, as `Program` lists a statement written from a form
-        stmts.append((t, expr, tuple(NAME.findall(expr))))
+        stmts.append((t, expr, tuple(fields(expr))))
         written.append(form)
         names.append(t)
 
@@ -164,12 +164,26 @@ def _operand(
     return rng.choice(before)
 
 
+_NAME = re.compile(r"\b[avegklp][0-9]+\b")
+"""The names in this test's generated code, written as text."""
+
+
+def template(expr: str) -> str:
+    """A statement's code as a template (`compiler.stmts`): its names as fields."""
+    return _NAME.sub(lambda m: ref(m[0]), expr)
+
+
+def refs(names: Sequence[str]) -> list[str]:
+    """Outputs as templates, as `link` passes them to `reroll`."""
+    return [ref(n) for n in names]
+
+
 def execute(
     stmts: list[Stmt], live: Sequence[str], namespace: dict[str, object]
 ) -> tuple[float, ...]:
     src = "def f(R):\n    " + ", ".join(INPUTS[: len(ARGS)]) + " = R\n    k0, k1 = 0.7, -0.1\n"
-    src += "".join(f"    {t} = {e}\n" for t, e, _ in stmts)
-    src += f"    return ({''.join(name + ', ' for name in live)})\n"  # names, or a slice
+    src += "".join(f"    {t} = {code(e)}\n" for t, e, _ in stmts)
+    src += f"    return ({''.join(code(name) + ', ' for name in live)})\n"  # names, or a slice
     exec(compile(src, "<test>", "exec"), namespace)
     fn = cast("Callable[..., tuple[float, ...]]", namespace.pop("f"))  # generated: f(R)
     return fn(list(ARGS))  # R: the inputs, as a compiled program's chunk reads them
@@ -199,7 +213,7 @@ def test_reroll_finds_loops_and_keeps_every_value(
         elif order == "joins sunk":
             rng = random.Random(seed)
             movable = [seed % 2 == 0 or rng.random() < 0.5 for _ in stmts]
-        new = reroll(list(stmts), live, HELPERS, written if told else (), movable, options())
+        new = reroll(list(stmts), refs(live), HELPERS, written if told else (), movable, options())
         rolled += bool(new.loops)
         spliced += len(new.spliced) > 0
         namespace = {**HELPERS, **new.loops}
@@ -218,7 +232,7 @@ def test_reroll_keeps_every_value_on_any_program(seed: int) -> None:
         assert at is not None
         stmts, written = [stmts[i] for i in at], [written[i] for i in at]
     movable = [True] * len(stmts) if seed % 5 < 2 else None
-    new = reroll(list(stmts), live, HELPERS, written if seed % 2 else (), movable, options())
+    new = reroll(list(stmts), refs(live), HELPERS, written if seed % 2 else (), movable, options())
     namespace = {**HELPERS, **new.loops}
     assert bits(list(execute(new.stmts, new.returns, namespace))) == bits(
         list(execute(stmts, live, dict(HELPERS)))
@@ -345,12 +359,12 @@ def test_random_losses_over_points_keep_eager_bits(seed: int) -> None:
 def test_an_input_stride_stops_at_the_first_input() -> None:
     """Iterations read a5, a2, then v0: the stride would reach input -1, and -1 - (-1) is
     statement 0's index, so a loop once took v0 for an input and ran two iterations of three."""
-    stmts: list[Stmt] = [("v0", "a0 * 0.5", ("a0",))]
+    stmts: list[Stmt] = [("v0", "{a0} * 0.5", ("a0",))]
     for x in ["a5", "a2", "v0"]:
         t = f"v{len(stmts)}"
-        stmts.append((t, f"tanh(a1 - {x})", ("a1", x)))
+        stmts.append((t, f"tanh({{a1}} - {{{x}}})", ("a1", x)))
     live = [t for t, _, _ in stmts]
-    new = reroll(list(stmts), live, HELPERS, options=options())
+    new = reroll(list(stmts), refs(live), HELPERS, options=options())
     got = execute(new.stmts, new.returns, {**HELPERS, **new.loops})
     assert bits(list(got)) == bits(list(execute(stmts, live, dict(HELPERS))))
 

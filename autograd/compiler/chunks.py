@@ -10,14 +10,12 @@ reads its constants as literals: the caller's list of inputs is its R.
 
 from __future__ import annotations
 
-import functools
 import itertools
-import re
 from collections.abc import Callable, Sequence
 
 import attrs
 
-from autograd.compiler.stmts import NAME, Stmt
+from autograd.compiler.stmts import Stmt, fields, named
 
 
 @attrs.frozen
@@ -58,7 +56,7 @@ _INPUT_RUN = 4
 
 
 def input_runs(returns: Sequence[str], inputs: int) -> list[str]:
-    """``returns`` with each run of consecutive inputs as a splice of R (``*R[3:9]``).
+    """``returns`` (templates) with each run of consecutive inputs as a splice of R (``*R[3:9]``).
 
     A lone chunk's R is its inputs, first: returning the gradient of a wide
     sum, which is the other factor of each product, loads no register per input.
@@ -70,11 +68,16 @@ def input_runs(returns: Sequence[str], inputs: int) -> list[str]:
         if len(run) >= _INPUT_RUN:
             out.append(f"*R[{run[0]}:{run[-1] + 1}]")
         else:
-            out.extend(f"a{i}" for i in run)
+            out.extend(f"{{a{i}}}" for i in run)
         run.clear()
 
     for r in returns:
-        i = int(r[1:]) if r[:1] == "a" and r[1:].isdigit() and int(r[1:]) < inputs else -1
+        name = named(r) or ""
+        i = (
+            int(name[1:])
+            if name[:1] == "a" and name[1:].isdigit() and int(name[1:]) < inputs
+            else -1
+        )
         if i >= 0 and run and i == run[-1] + 1:
             run.append(i)
             continue
@@ -90,11 +93,11 @@ def input_runs(returns: Sequence[str], inputs: int) -> list[str]:
 def chunk_loads(chunk: list[Stmt], returns: Sequence[str]) -> list[str]:
     """Names a chunk reads but does not set, in order of first use, each once.
 
-    ``returns``: what it returns, names or expressions reading them (`reroll.Rolled`).
+    ``returns``: the templates it returns (`reroll.Rolled`).
     """
     own = {t for t, _, _ in chunk}
     used = dict.fromkeys(u for _, _, uses in chunk for u in uses)
-    used.update(dict.fromkeys(u for r in returns for u in NAME.findall(r)))
+    used.update(dict.fromkeys(u for r in returns for u in fields(r)))
     return [u for u in used if u not in own]
 
 
@@ -131,24 +134,19 @@ def build_chunk(
     statement does not reuse is cleared (``del``): a batch's arrays are large.
     """
     dead: list[list[str]] = [[] for _ in chunk]
-    read = [u for r in returns or () for u in NAME.findall(r)]
+    read = [u for r in returns or () for u in fields(r)]
     reg = _registers(chunk, loads, [*stores, *read], dead)
-    rename = functools.partial(_rename, reg)
     loaded = tuple([(reg[u], literals[u] if u in literals else slots[u]) for u in loads])
     body: list[str] = []
     for i, (t, e, _) in enumerate(chunk):
-        body.append(f"{reg[t]} = {NAME.sub(rename, e)}")
+        body.append(f"{reg[t]} = {e.format_map(reg)}")
         if release and dead[i]:
             body.append(f"del {', '.join(dead[i])}")
     stored = tuple([(slots[s], reg[s]) for s in stores])
     returned = None
     if returns is not None:
-        returned = f"({''.join(NAME.sub(rename, o) + ', ' for o in returns)})"
+        returned = f"({''.join(o.format_map(reg) + ', ' for o in returns)})"
     return Chunk(ci, loaded, tuple(body), stored, returned)
-
-
-def _rename(reg: dict[str, str], m: re.Match[str]) -> str:
-    return reg[m[0]]
 
 
 def _registers(

@@ -19,6 +19,7 @@ from typing import cast
 
 from autograd.compiler import periods, runs
 from autograd.compiler.forward_loops import ForwardLoops
+from autograd.compiler.stmts import ref
 from autograd.compiler.writer import (
     ExternalNodeError,
     GuardFailed,
@@ -52,7 +53,7 @@ def check_guard(holds: bool, expected: bool) -> float:
 
 HELPERS["check_guard"] = check_guard
 
-_ALIASES = {f"{{{i}}}": i for i in range(8)}
+_ALIASES = {"{{{" + str(i) + "}}}": i for i in range(8)}
 """A forward whose code is one of its names (``{1}``): a product with ``1.0`` (`Sym.unit`)."""
 
 _NodeForms = tuple[list[int], list[list[int]]]
@@ -222,7 +223,7 @@ class ForwardPass(ForwardLoops):
                 x = parents(node)[0]  # a batch's value: vmap makes a BatchedList of nothing else
                 o = self.names[x]
                 self.reductions.add(v)
-                self.emit(v, f"batch_sum({o}, {self.sizes[self.batch_of[x] - 1]})", (o,))
+                self.emit(v, f"batch_sum({ref(o)}, {self.sizes[self.batch_of[x] - 1]})", (o,))
             case _:
                 key, names = self._operands(node, ins, None, own=False)
                 batched = self._batched(names)

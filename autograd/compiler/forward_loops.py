@@ -19,7 +19,7 @@ from collections.abc import Container, Iterator
 from typing import cast
 
 from autograd.compiler import periods
-from autograd.compiler.stmts import NAME, Stmt
+from autograd.compiler.stmts import Stmt, reads, ref
 from autograd.compiler.writer import Ordered, Writer
 from autograd.core.nodes import Const, Node, eager_kind
 
@@ -105,8 +105,7 @@ class ForwardLoops(Writer):
         call = f"g{len(self.stmts)}"
         args = list(loop.params)  # names, and R: the inputs (`link`: always R's first items)
         self.reads_r = self.reads_r or "R" in args
-        uses = tuple(dict.fromkeys(u for a in args for u in NAME.findall(a)))
-        self.emit(call, f"{loop.name}({', '.join(args)})", uses)
+        self.emit(call, f"{loop.name}({', '.join(args)})", reads(args))
         self.loops[loop.name] = loop.write  # once the backward sweep chose what it keeps
         per.loop = (loop, call)
         return loop, call
@@ -143,7 +142,7 @@ class ForwardLoops(Writer):
                 name = unpacked.get(slot[1])
                 if name is None:
                     name = unpacked[slot[1]] = f"v{len(names)}"
-                    self.emit(name, f"{call}[{loop.finals.index(slot[1])}]", (call,))
+                    self.emit(name, f"{ref(call)}[{loop.finals.index(slot[1])}]", (call,))
             else:
                 name = cast(str, slot)
             names[node] = name
@@ -231,11 +230,11 @@ class ForwardLoops(Writer):
         uses: list[str] = []
         for q in range(per.count):
             if q == periods.HEAD:
-                items.append(f"*{call}[{loop.list_index(j)}]")
+                items.append(f"*{ref(call)}[{loop.list_index(j)}]")
                 uses.append(call)
             if not periods.HEAD <= q < per.count - periods.TAIL:
-                items.append(self.names[order[per.first(q) + j][0]])
-                uses.append(items[-1])
+                uses.append(self.names[order[per.first(q) + j][0]])
+                items.append(ref(uses[-1]))
         name = self._stacked[key] = f"g{len(self.stmts)}"
         self.emit(name, f"[{', '.join(items)}]", tuple(dict.fromkeys(uses)))
         return name
@@ -248,7 +247,7 @@ class ForwardLoops(Writer):
         per, q, j, order = found
         values = self._stack(per, j, order)
         name = f"g{len(self.stmts)}"
-        self.emit(name, f"{values}[{q}]", (values,))
+        self.emit(name, f"{ref(values)}[{q}]", (values,))
         dict.__setitem__(self.names, node, name)
         like = order[per.first(periods.HEAD - 1) + j][0]  # the loop's template
         self.kinds[node] = self.kinds[like]

@@ -27,6 +27,7 @@ from autograd.compiler.chunks import (
     input_runs,
     run_chunks,
 )
+from autograd.compiler.stmts import ref
 from autograd.compiler.writer import Dialect, Writer
 from autograd.core.sym import HELPERS, literal
 
@@ -68,7 +69,7 @@ class Linker(Writer):
             for name in dict.fromkeys(n for n in names if n in self.elements):
                 if name not in self._unpacked:
                     values, at = self.elements[name]
-                    self.emit(name, f"{values}[{at}]", (values,))
+                    self.emit(name, f"{ref(values)}[{at}]", (values,))
         self._check(0, self.budget)
         return self._compile(names, returns, namespace)
 
@@ -185,7 +186,7 @@ class Linker(Writer):
         return returns
 
     def _element_returns(self, names: list[str]) -> list[str]:
-        """``names`` with each run of items of loops' lists as slices of them (``*g7[4:0:-1]``).
+        """``names`` as templates, each run of items of loops' lists a slice (``*{g7}[4:0:-1]``).
 
         A run takes items from ``r`` lists in turn (parameters laid out as
         ``[w0, b0, w1, b1, ...]``), each list's index moving by one the same
@@ -202,12 +203,12 @@ class Linker(Writer):
                 if name in self.elements and name not in self._unpacked:
                     self._unpacked.add(name)
                     values, i = self.elements[name]
-                    self.emit(name, f"{values}[{i}]", (values,))
-                out.append(name)
+                    self.emit(name, f"{ref(values)}[{i}]", (values,))
+                out.append(ref(name))
                 k += 1
                 continue
             starts, step, m = run
-            slices = [f"{values}[{_slice(first, step, m)}]" for values, first in starts]
+            slices = [f"{ref(values)}[{_slice(first, step, m)}]" for values, first in starts]
             out.append(
                 f"*{slices[0]}" if len(slices) == 1 else f"*interleaved({', '.join(slices)})"
             )

@@ -30,21 +30,17 @@ from __future__ import annotations
 
 import ast
 import itertools
-import re
 from collections.abc import Callable, Collection, Sequence
 from typing import cast
 
 from autograd.compiler.orders import depths
-from autograd.compiler.stmts import NAME, Stmt
+from autograd.compiler.stmts import Stmt, code, fields, named, reads, ref
 
 MIN_ROWS = 2
 """Fewest statements a pack is made of."""
 
-_SUMS = re.compile(r"batch_sums\(\((.*),\), ([0-9]+)\)")
-"""A sum over the batch of several variables' per-example cotangents (`codegen`)."""
-
-_RESULT = re.compile(r"([avgklp][0-9]+)\[([0-9]+)\]")
-"""A statement reading one of several sums' results."""
+_SUMS = "batch_sums(("
+"""How a sum over the batch of several variables' per-example cotangents starts (`codegen`)."""
 
 _NOT_ELEMENTWISE = frozenset({"np_check_guard", "batch_sum", "batch_sums"})
 """Calls of batched code that are not one operation per element (a guard raises; a sum
@@ -128,22 +124,21 @@ def pack(
     for item in items:
         if isinstance(item, int):
             target, expr, uses = stmts[item]
-            sums = _SUMS.fullmatch(expr)
-            if sums is not None:
+            if expr.startswith(_SUMS):
                 # a sum of variables over the batch: a pack's rows in order read as one block
-                names = sums[1].split(", ")
+                names, size = list(uses), expr.rsplit(", ", 1)[1]  # its uses: the summed
                 order = sorted(range(len(names)), key=lambda m: row_of.get(names[m], (n, m)))
                 moved[target] = [0] * len(names)
                 for position, m in enumerate(order):
                     moved[target][m] = position
                 args = _blocks([names[m] for m in order], row_of, packs, extra, index)
-                needed.update(a for a in args if NAME.fullmatch(a))
-                expr = f"batch_sums(({''.join(a + ', ' for a in args)}), {sums[2]})"
-                written.append((target, expr, tuple(dict.fromkeys(NAME.findall(expr)))))
+                needed.update(x for a in args if (x := named(a)) is not None)
+                expr = f"batch_sums(({''.join(a + ', ' for a in args)}), {size}"
+                written.append((target, expr, reads([expr])))
                 continue
-            result = _RESULT.fullmatch(expr)
-            if result is not None and result[1] in moved:  # one of those sums, moved
-                expr = f"{result[1]}[{moved[result[1]][int(result[2])]}]"
+            result = _result(expr, uses)
+            if result is not None and result[0] in moved:  # one of those sums, moved
+                expr = f"{ref(result[0])}[{moved[result[0]][result[1]]}]"
                 written.append((target, expr, uses))
             else:
                 written.append(item)
@@ -155,7 +150,7 @@ def pack(
         for column, kind in zip(zip(*(m[1] for m in member), strict=True), kinds, strict=True):
             first = column[0]
             if all(x == first for x in column):  # one value for every row: broadcast
-                fields.append(first)
+                fields.append(ref(first))
                 needed.add(first)
             elif kind:  # rows of one earlier pack (grouped by where array operands are)
                 which = row_of[first][0]
@@ -167,7 +162,7 @@ def pack(
 
     out: list[Stmt] = []
     if numbers:  # the inputs columns read, gathered once: each column is rows of it
-        expr = f"np_col(({''.join(x + ', ' for x in numbers)}))"
+        expr = f"np_col(({''.join(ref(x) + ', ' for x in numbers)}))"
         out.append((f"p{len(packs)}", expr, tuple(numbers)))
     for w in written:
         if isinstance(w, int):
@@ -178,12 +173,23 @@ def pack(
             continue
         which, expr = w
         name = f"p{which}"
-        out.append((name, expr, tuple(dict.fromkeys(NAME.findall(expr)))))
+        out.append((name, expr, reads([expr])))
         for r, i in enumerate(packs[which]):
             target = stmts[i][0]
             if target in needed:
-                out.append((target, f"{name}[{r}]", (name,)))
+                out.append((target, f"{ref(name)}[{r}]", (name,)))
     return out, extra
+
+
+def _result(expr: str, uses: tuple[str, ...]) -> tuple[str, int] | None:
+    """``(name, i)`` if the template ``expr`` is ``{name}[i]``, an item of several results."""
+    if len(uses) != 1:
+        return None
+    head = ref(uses[0]) + "["
+    at = expr[len(head) : -1]
+    if expr.startswith(head) and expr.endswith("]") and at.isdigit():
+        return uses[0], int(at)
+    return None
 
 
 def _packable(members: list[_Shaped]) -> bool:
@@ -216,15 +222,14 @@ def _shape(
     Statements equal up to names, with arrays in the same places, have the
     same answer: ``memo`` keeps it, so each such form is parsed once.
     """
-    names = list(dict.fromkeys(NAME.findall(expr)))
+    names = list(dict.fromkeys(fields(expr)))
     at = {x: i for i, x in enumerate(names)}
-    escaped = expr.replace("{", "{{").replace("}", "}}")
-    fmt = NAME.sub(lambda m: f"{{{at[m[0]]}}}", escaped)
+    fmt = expr.format_map({x: "{" + str(i) + "}" for x, i in at.items()})
     key = (fmt, tuple([x in arrays for x in names]))
     known = memo.get(key)
     if known is None:
         fixed: set[int] = set()
-        surely = _surely(ast.parse(expr, mode="eval").body, arrays, at, fixed)
+        surely = _surely(ast.parse(code(expr), mode="eval").body, arrays, at, fixed)
         known = memo[key] = (surely, frozenset(fixed))
     if known[0] is not True:
         return None
@@ -259,7 +264,12 @@ def _surely(node: ast.expr, arrays: set[str], at: dict[str, int], fixed: set[int
             if fn == "np_select":  # a select on one number gives one branch as it is
                 return bool(parts[0] or (parts[1] and parts[2]))
             if not any(parts):  # the float helper itself: its fields must not be columns
-                fixed.update(at[x] for a in args for x in NAME.findall(ast.unparse(a)))
+                fixed.update(
+                    at[x.id]
+                    for a in args
+                    for x in ast.walk(a)
+                    if isinstance(x, ast.Name) and x.id in at
+                )
             return any(parts)
         case _:
             return None
@@ -279,7 +289,7 @@ def _column(
     columns read (``numbers``: gathered once, at the start).
     """
     if any(x in producer for x in names):
-        return f"np_col(({', '.join(names)},))"
+        return f"np_col(({', '.join(map(ref, names))},))"
     for x in names:
         numbers.setdefault(x, len(numbers))
     return _rows(at, [numbers[x] for x in names], -1, extra, index)
@@ -311,7 +321,7 @@ def _blocks(
                 out.append(_rows(which, rows, len(packs[which]), extra, index))
                 i = j
                 continue
-        out.append(names[i])
+        out.append(ref(names[i]))
         i += 1
     return out
 
@@ -324,7 +334,7 @@ def _rows(
     index: Callable[[list[int]], object],
 ) -> str:
     """Pack ``which``'s ``rows`` (of ``size``), in order: the pack, a view, or a gather."""
-    name = f"p{which}"
+    name = ref(f"p{which}")
     if rows == list(range(size)):
         return name
     step = rows[1] - rows[0]

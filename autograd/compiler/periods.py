@@ -27,13 +27,12 @@ this module.
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Sequence
 
 from autograd.compiler import runs
 from autograd.compiler.loops import Loop, items
 from autograd.compiler.options import DEFAULT, Options
-from autograd.compiler.stmts import Stmt
+from autograd.compiler.stmts import Stmt, ref
 
 HEAD = 3
 """Iterations written as usual before a loop: the first reads what precedes the run, the
@@ -49,8 +48,6 @@ this iteration's statement k, ``("c", k)`` of the previous iteration's (carried)
 and ``("f1", j)`` the forward value of node j of this iteration and of the previous one,
 ``("in", i)`` this iteration's input of the run's stream i (`Period.inputs`), ``("l", i)``
 this iteration's value of an earlier run's stream i (`Period.lists`)."""
-
-_PART = re.compile(r"\b([avegklp][0-9]+)\b")
 
 
 class Unrolled(Exception):
@@ -133,14 +130,22 @@ def find(
     return [per for r, per in enumerate(found) if r not in bad]
 
 
-def shape(stmts: Sequence[Stmt], roles: dict[str, Role]) -> tuple[tuple[object, ...], ...]:
-    """The statements' expressions with each name that has a role replaced by it."""
-    return tuple(
-        [
-            tuple([roles.get(x, x) if k % 2 else x for k, x in enumerate(_PART.split(expr))])
-            for _, expr, _ in stmts
-        ]
-    )
+def shape(stmts: Sequence[Stmt], roles: dict[str, Role]) -> tuple[str, ...]:
+    """The statements' templates with each name that has a role replaced by it."""
+    shown = _Shown(roles)
+    return tuple([template.format_map(shown) for _, template, _ in stmts])
+
+
+class _Shown(dict[str, str]):
+    """A name in a shape: its role if it has one, else itself (marked apart from roles)."""
+
+    def __init__(self, roles: dict[str, Role]) -> None:
+        super().__init__()
+        self.roles = roles
+
+    def __missing__(self, name: str) -> str:
+        role = self.roles.get(name)
+        return f"<{name}>" if role is None else f"<{role[0]} {role[1]}>"
 
 
 def own_roles(this: Sequence[Stmt], before: Sequence[Stmt]) -> dict[str, Role]:
@@ -179,22 +184,18 @@ class _Body:
         self.params = loop.params  # an argument expression -> its parameter
         self.roles = roles
         readers: dict[int, int] = {}  # carried statement -> the last statement reading it
-        parts_of = []
-        for m, (_, expr, _) in enumerate(template):
-            parts = _PART.split(expr)
-            for k in range(1, len(parts), 2):
-                role = roles.get(parts[k])
+        for m, (_, _, uses) in enumerate(template):
+            for name in uses:
+                role = roles.get(name)
                 if role is not None and role[0] == "c":
                     readers[role[1]] = m
-            parts_of.append(parts)
         # a carried value read only up to its own statement's turn is that statement's last value
         self.carried = {k: f"_s{k}" if m <= k else f"_c{k}" for k, m in sorted(readers.items())}
         for k, v in self.carried.items():
-            loop.carry(v, template[k][0], None if v == f"_s{k}" else f"_s{k}")
-        for m, parts in enumerate(parts_of):
-            for k in range(1, len(parts), 2):
-                parts[k] = self.place(parts[k])
-            loop.assign(m, "".join(parts))
+            loop.carry(v, ref(template[k][0]), None if v == f"_s{k}" else f"_s{k}")
+        placed = _Placed(self)
+        for m, (_, expr, _) in enumerate(template):
+            loop.assign(m, expr.format_map(placed))
 
     def param(self, arg: str) -> str:
         return self.loop.param(arg)
@@ -203,7 +204,7 @@ class _Body:
         """Where a name of the template lives in the loop."""
         role = self.roles.get(name)
         if role is None:  # the same at every iteration
-            return self.param(name)
+            return self.param(ref(name))
         kind, k = role
         if kind == "s":
             return f"_s{k}"
@@ -222,6 +223,17 @@ class _Body:
         if kind == "c":  # the state has no carried role: `codegen` checks before writing
             raise AssertionError(role)
         return self.stream(role)
+
+
+class _Placed(dict[str, str]):
+    """A template's name placed in a loop (`_Body.place`)."""
+
+    def __init__(self, body: _Body) -> None:
+        super().__init__()
+        self.body = body
+
+    def __missing__(self, name: str) -> str:
+        return self.body.place(name)
 
 
 class ForwardLoop(_Body):
@@ -250,7 +262,7 @@ class ForwardLoop(_Body):
             self.stream(("in", i))  # each input stream, read or not: the call's arguments
         for i in range(len(lists)):
             self.stream(("l", i))
-        self.slots = [s if type(s) is tuple else self.param(s) for s in slots]  # type: ignore[arg-type]  # a name, as tested
+        self.slots = [s if type(s) is tuple else self.param(ref(s)) for s in slots]  # type: ignore[arg-type]  # a name, as tested
         self.finals = sorted({s[1] for s in self.slots if type(s) is tuple and s[0] == "s"})
         self.stored: set[int] = set()
 
@@ -258,7 +270,7 @@ class ForwardLoop(_Body):
         kind, i = role
         if kind == "l":  # an earlier run's values, all its iterations'
             values, first, step = self.lists[i]
-            got = items(self.param(values), first, step, self.count)
+            got = items(self.param(ref(values)), first, step, self.count)
             return self.loop.stream(role, f"_x{i}", got)
         first, step = self.inputs[i]  # at the first looped iteration
         return self.loop.stream(role, f"_i{i}", items(self.param("R"), first, step, self.count))
@@ -319,10 +331,10 @@ class BackwardLoop(_Body):
             last = first + step * (count - 1)
             return self.loop.stream(role, f"_i{j}", items(self.param("R"), last, -step, count))
         self.forward.stored.add(j)
-        values = self.param(f"{self.call}[{self.forward.list_index(j)}]")
+        values = self.param(f"{ref(self.call)}[{self.forward.list_index(j)}]")
         if kind == "f0":
             return self.loop.stream(role, f"_f{j}", f"reversed({values})")
-        before = self.param(self.heads[j])
+        before = self.param(ref(self.heads[j]))
         return self.loop.stream(role, f"_h{j}", f"_chain(reversed({values}[:-1]), ({before},))")
 
     def write(self, finals: Sequence[str]) -> str:

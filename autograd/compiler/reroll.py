@@ -29,8 +29,7 @@ than `Options.max_period`.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import islice
 
 from autograd.compiler.loops import Loop, items
@@ -49,9 +48,7 @@ from autograd.compiler.runs import (
     next_same,
 )
 from autograd.compiler.runs import short_runs as short_runs  # `codegen` reads it from here
-from autograd.compiler.stmts import NAME, Stmt
-
-_SPLIT = re.compile(r"\b([avegkl][0-9]+)\b")
+from autograd.compiler.stmts import Stmt, named, reads, ref
 
 
 class Rolled:
@@ -95,22 +92,23 @@ def reroll(
     """
     index = {t: i for i, (t, _, _) in enumerate(stmts)}
     forms, operands = _forms(stmts, index, written)
+    live = [named(t) or t for t in live_out]  # an output's name (an expression: none)
     stmts, forms, operands, index, windows = _rolling_order(
-        stmts, forms, operands, index, live_out, movable, options
+        stmts, forms, operands, index, live, movable, options
     )
     owner, runs = _find_runs(forms, operands, windows, options)
     if not runs:
         rolled = Rolled(stmts, {}, [])
         rolled.returns = list(live_out)
         return rolled
-    segments = _segments(live_out, index, owner, runs, options.splice)
+    segments = _segments(live, index, owner, runs, options.splice)
     for o, r, _, _, _ in segments.values():
         runs[o].stored.add(r)
     covered = {k for k, (_, _, _, _, m) in segments.items() for k in range(k, k + m)}
-    named = [name for k, name in enumerate(live_out) if k not in covered]
-    unpack = _reads(stmts, index, operands, owner, runs, named)
+    read = [name for k, name in enumerate(live) if k not in covered]
+    unpack = _reads(stmts, index, operands, owner, runs, read)
     rolled = _with_calls(stmts, operands, owner, runs, unpack, helpers)
-    _set_returns(rolled, live_out, segments, runs)
+    _set_returns(rolled, live_out, live, segments, runs)
     return rolled
 
 
@@ -194,7 +192,7 @@ def _with_calls(
         exec(compile(src, "<autograd.jit loop>", "exec"), namespace)
         rolled.loops[f"loop{o}"] = namespace.pop(f"loop{o}")
         rolled.sources.append(src)
-        uses = tuple(dict.fromkeys(u for a in args for u in NAME.findall(a)))
+        uses = reads(args)
         rolled.reads_r = rolled.reads_r or "R" in args
         out.append((f"l{o}", f"loop{o}({', '.join(args)})", uses))
         out += _unpacking(o, run, unpack[o], stmts)
@@ -212,9 +210,9 @@ def _unpacking(o: int, run: Run, reads: list[int], stmts: list[Stmt]) -> list[St
     for j in reads:
         q, r = run.where(j)
         if q == run.count - 1 and r in run.finals:
-            expr = f"l{o}[{len(lists) + finals.index(r)}]"
+            expr = f"{{l{o}}}[{len(lists) + finals.index(r)}]"
         else:
-            expr = f"l{o}[{lists.index(r)}][{q}]"
+            expr = f"{{l{o}}}[{lists.index(r)}][{q}]"
         out.append((stmts[j][0], expr, (f"l{o}",)))
     return out
 
@@ -222,10 +220,14 @@ def _unpacking(o: int, run: Run, reads: list[int], stmts: list[Stmt]) -> list[St
 def _set_returns(
     rolled: Rolled,
     live_out: Sequence[str],
+    live: Sequence[str],
     segments: dict[int, tuple[int, int, int, int, int]],
     runs: list[Run],
 ) -> None:
-    """Fill `Rolled.returns` and `Rolled.spliced`: each output by name, a segment as a slice."""
+    """Fill `Rolled.returns` and `Rolled.spliced`: each output as it was, a segment as a slice.
+
+    ``live_out``: the outputs' templates; ``live``: their names.
+    """
     k = 0
     while k < len(live_out):
         if k not in segments:
@@ -233,11 +235,9 @@ def _set_returns(
             k += 1
             continue
         o, r, q, step, m = segments[k]
-        whole = f"l{o}[{sorted(runs[o].stored).index(r)}]"
+        whole = f"{{l{o}}}[{sorted(runs[o].stored).index(r)}]"
         rolled.returns.append(f"*{whole}{_slice(q, step, m, runs[o].count)}")
-        rolled.spliced += [
-            (live_out[k + e], f"{whole}[{q + step * e}]", (f"l{o}",)) for e in range(m)
-        ]
+        rolled.spliced += [(live[k + e], f"{whole}[{q + step * e}]", (f"l{o}",)) for e in range(m)]
         k += m
 
 
@@ -314,7 +314,7 @@ def _forms(
     ids: dict[object, int] = {}
     forms: list[int] = []
     operands: list[list[int]] = []
-    split, get, intern = _SPLIT.split, index.get, ids.setdefault
+    get, intern = index.get, ids.setdefault
     known = len(written) == len(stmts)
     for i, (_, expr, uses) in enumerate(stmts):
         form = written[i] if known else None
@@ -334,20 +334,28 @@ def _forms(
             forms.append(intern((form, tuple(places)), len(ids)))
             operands.append(ops)
             continue
-        parts = split(expr)  # text, name, text, name, ..., text
         ops = []
-        for k in range(1, len(parts), 2):
-            name = parts[k]
-            j = get(name)
-            if j is None and name[0] == "a":
-                j = -1 - int(name[1:])
-            if j is not None:
-                if j not in ops:
-                    ops.append(j)
-                parts[k] = f"_{ops.index(j)}"
-        forms.append(intern(tuple(parts), len(ids)))
+        forms.append(intern(expr.format_map(_Operands(get, ops)), len(ids)))
         operands.append(ops)
     return forms, operands
+
+
+class _Operands(dict[str, str]):
+    """A name of a statement's template in its form: which operand it is, or itself."""
+
+    def __init__(self, index: Callable[[str], int | None], ops: list[int]) -> None:
+        super().__init__()
+        self.index, self.ops = index, ops
+
+    def __missing__(self, name: str) -> str:
+        j = self.index(name)
+        if j is None and name[0] == "a":  # an input
+            j = -1 - int(name[1:])
+        if j is None:  # a constant: part of the form
+            return "{" + name + "}"
+        if j not in self.ops:
+            self.ops.append(j)
+        return f"{{_{self.ops.index(j)}}}"
 
 
 def _name(j: int, stmts: list[Stmt]) -> str:
@@ -385,13 +393,13 @@ def _reads(
             read(k)
     for run in runs:
         for slot in run.refs:
-            for ref in slot:
-                if ref[0] == FIXED:
-                    read(ref[1])
-                elif ref[0] == CARRIED:
-                    read(ref[2])
-                elif ref[0] == LIST:
-                    runs[ref[1]].stored.add(ref[2])
+            for where in slot:
+                if where[0] == FIXED:
+                    read(where[1])
+                elif where[0] == CARRIED:
+                    read(where[2])
+                elif where[0] == LIST:
+                    runs[where[1]].stored.add(where[2])
     for o, run in enumerate(runs):
         for j in wanted[o]:
             q, r = run.where(j)
@@ -419,8 +427,8 @@ def _loop_source(
     loop = Loop(f"loop{o}", run.count)
     carried = _carried(run, stmts, loop)
     streams = _streams(run)
-    for ref, local in streams.items():
-        loop.stream(ref, local, _stream_items(ref, run, runs, loop))
+    for where, local in streams.items():
+        loop.stream(where, local, _stream_items(where, run, runs, loop))
     _body(run, stmts, operands, carried, streams, loop)
     lists = sorted(run.stored)
     for r in lists:
@@ -439,10 +447,10 @@ def _carried(run: Run, stmts: list[Stmt], loop: Loop) -> dict[tuple[int, int], s
     readers: dict[int, list[int]] = {}  # carried slot -> the slots reading it
     inits: dict[int, dict[int, None]] = {}  # carried slot -> the statements its first reads
     for r, slot in enumerate(run.refs):
-        for ref in slot:
-            if ref[0] == CARRIED:
-                readers.setdefault(ref[1], []).append(r)
-                inits.setdefault(ref[1], {})[ref[2]] = None
+        for where in slot:
+            if where[0] == CARRIED:
+                readers.setdefault(where[1], []).append(r)
+                inits.setdefault(where[1], {})[where[2]] = None
     carried: dict[tuple[int, int], str] = {}
     for rr in sorted(inits):
         # a slot read only by itself and slots before it still holds last iteration's value
@@ -450,7 +458,7 @@ def _carried(run: Run, stmts: list[Stmt], loop: Loop) -> dict[tuple[int, int], s
         for init in inits[rr]:
             local = f"_s{rr}" if reuse else f"_c{len(carried)}"
             carried[(rr, init)] = local
-            loop.carry(local, _name(init, stmts), None if reuse else f"_s{rr}")
+            loop.carry(local, ref(_name(init, stmts)), None if reuse else f"_s{rr}")
     return carried
 
 
@@ -458,20 +466,20 @@ def _streams(run: Run) -> dict[tuple[int, ...], str]:
     """The sequences the loop iterates (an earlier run's values, inputs), each as a local."""
     streams: dict[tuple[int, ...], str] = {}
     for slot in run.refs:
-        for ref in slot:
-            if ref[0] == LIST or ref[0] == INPUTS:
-                streams.setdefault(ref, f"_e{len(streams)}")
+        for where in slot:
+            if where[0] == LIST or where[0] == INPUTS:
+                streams.setdefault(where, f"_e{len(streams)}")
     return streams
 
 
-def _stream_items(ref: tuple[int, ...], run: Run, runs: list[Run], loop: Loop) -> str:
-    """The expression of the items a stream ``ref`` gives the loop's iterations, in order."""
-    if ref[0] == INPUTS:  # R: the inputs first (a lone chunk's R is the inputs list)
-        _, first, step = ref
+def _stream_items(stream: tuple[int, ...], run: Run, runs: list[Run], loop: Loop) -> str:
+    """The expression of the items a stream gives the loop's iterations, in order."""
+    if stream[0] == INPUTS:  # R: the inputs first (a lone chunk's R is the inputs list)
+        _, first, step = stream
         return items(loop.param("R"), first, step, run.count)
-    _, o2, r2, first, step = ref
+    _, o2, r2, first, step = stream
     other = runs[o2]
-    whole = loop.param(f"l{o2}[{sorted(other.stored).index(r2)}]")
+    whole = loop.param(f"{{l{o2}}}[{sorted(other.stored).index(r2)}]")
     return items(whole, first, step, run.count, other.count)
 
 
@@ -491,19 +499,34 @@ def _body(
     for r in range(run.period):
         i = base + r
         names = [_name(j, stmts) for j in operands[i]]
-        parts = _SPLIT.split(stmts[i][1])
-        for k in range(1, len(parts), 2):
-            name = parts[k]
-            if name not in names:  # an input or a constant: the same at every iteration
-                parts[k] = loop.param(name)
-                continue
-            ref = run.refs[r][names.index(name)]
-            if ref[0] == LOCAL:
-                parts[k] = f"_s{ref[1]}"
-            elif ref[0] == CARRIED:
-                parts[k] = carried[(ref[1], ref[2])]
-            elif ref[0] == FIXED:
-                parts[k] = loop.param(_name(ref[1], stmts))
-            else:
-                parts[k] = streams[ref]
-        loop.assign(r, "".join(parts))
+        place = _Place(loop, names, run.refs[r], carried, streams, stmts)
+        loop.assign(r, stmts[i][1].format_map(place))
+
+
+class _Place(dict[str, str]):
+    """Where a name of a run's body statement lives in the loop, by its operand's ref."""
+
+    def __init__(
+        self,
+        loop: Loop,
+        names: list[str],
+        refs: list[tuple[int, ...]],
+        carried: dict[tuple[int, int], str],
+        streams: dict[tuple[int, ...], str],
+        stmts: list[Stmt],
+    ) -> None:
+        super().__init__()
+        self.loop, self.names, self.refs = loop, names, refs
+        self.carried, self.streams, self.stmts = carried, streams, stmts
+
+    def __missing__(self, name: str) -> str:
+        if name not in self.names:  # an input or a constant: the same at every iteration
+            return self.loop.param(ref(name))
+        where = self.refs[self.names.index(name)]
+        if where[0] == LOCAL:
+            return f"_s{where[1]}"
+        if where[0] == CARRIED:
+            return self.carried[(where[1], where[2])]
+        if where[0] == FIXED:
+            return self.loop.param(ref(_name(where[1], self.stmts)))
+        return self.streams[where]

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import cast
 
 from autograd.compiler import periods
-from autograd.compiler.stmts import NAME, Stmt
+from autograd.compiler.stmts import Stmt, reads, ref
 from autograd.compiler.writer import Form, Ordered, Writer, to_form
 from autograd.core.nodes import Node
 from autograd.core.sym import Sym, arrays, sym
@@ -149,8 +149,7 @@ class Sweep(Writer):
         target = f"g{len(self.stmts)}"
         args = list(back.params)
         self.reads_r = self.reads_r or "R" in args
-        uses = tuple(dict.fromkeys(u for a in args for u in NAME.findall(a)))
-        self.emit(target, f"{back.name}({', '.join(args)})", uses)
+        self.emit(target, f"{back.name}({', '.join(args)})", reads(args))
         names = [name for name, _, _ in template]
         self._looped_variables(per, grads, kept, names, target, len(finals), cot)
         self._left_by_loop(order, per, state, back, finals, target, cot)
@@ -217,7 +216,7 @@ class Sweep(Writer):
                 name = got.get(e)
                 if name is None:
                     name = got[e] = f"g{len(self.stmts)}"
-                    self.emit(name, f"{target}[{finals.index(e)}]", (target,))
+                    self.emit(name, f"{ref(target)}[{finals.index(e)}]", (target,))
                 cot[x] = name
 
     def _looped_variables(
@@ -251,7 +250,7 @@ class Sweep(Writer):
                 cot.update(dict.fromkeys(xs, role))
                 continue
             values = f"g{len(self.stmts)}"
-            self.emit(values, f"{call}[{lists_at + next(streams)}]", (call,))
+            self.emit(values, f"{ref(call)}[{lists_at + next(streams)}]", (call,))
             if role[0] == "c":
                 cot[xs.pop()] = template[role[1]]
             for k, x in enumerate(reversed(xs)):
@@ -292,10 +291,12 @@ class Sweep(Writer):
             totals = f"g{len(self.stmts)}"
             self.reductions.add(totals)
             self.emit(
-                totals, f"batch_sums(({', '.join(per_example)},), {size})", tuple(per_example)
+                totals,
+                f"batch_sums(({', '.join(map(ref, per_example))},), {size})",
+                tuple(per_example),
             )
             for i, x in enumerate(keys):
-                self._add_sum(x, f"{totals}[{i}]", (totals,), cot)
+                self._add_sum(x, f"{ref(totals)}[{i}]", (totals,), cot)
 
     def _sum_over_batches(self, x: Node, cot: dict[Node, str]) -> None:
         """Add to ``x``'s cotangent the per-example ones from each batch, summed over it.
@@ -308,7 +309,7 @@ class Sweep(Writer):
             per_example = self.vcot.pop((x, b), None)
             if per_example is None:
                 continue
-            self._add_sum(x, f"batch_sum({per_example}, {size})", (per_example,), cot)
+            self._add_sum(x, f"batch_sum({ref(per_example)}, {size})", (per_example,), cot)
 
     def _add_sum(self, x: Node, expr: str, uses: tuple[str, ...], cot: dict[Node, str]) -> None:
         """Add a sum over a batch (one number: a reduction) to the rest of ``x``'s cotangent."""
@@ -320,7 +321,7 @@ class Sweep(Writer):
             cot[x] = total
         else:
             target = f"g{len(self.stmts)}"
-            self.emit(target, f"{prev} + {total}", (prev, total))
+            self.emit(target, f"{ref(prev)} + {ref(total)}", (prev, total))
             cot[x] = target
 
     def _vjp(
@@ -343,19 +344,19 @@ class Sweep(Writer):
                 if prev_v is None:
                     self.emit(target, expr, uses)
                 else:
-                    self.emit(target, f"{prev_v} + ({expr})", (prev_v, *uses))
+                    self.emit(target, f"{{{prev_v}}} + ({expr})", (prev_v, *uses))
                 self.vcot[key] = target
                 continue
             prev = cot.get(x)
-            if prev is None and expr.isidentifier():
-                cot[x] = expr
+            if prev is None and len(uses) == 1 and len(expr) == len(uses[0]) + 2:
+                cot[x] = uses[0]  # ``{name}``: a name passed on as it is (`Add`'s ``g``)
                 continue
             target = f"g{len(self.stmts)}"
             if prev is None:
                 self.emit(target, expr, uses, form)
             else:  # the sweep's `prev + gx`
                 summed = None if form is None else (_SUM, form)  # `reroll` needs no parsing
-                self.emit(target, f"{prev} + ({expr})", (prev, *uses), summed)
+                self.emit(target, f"{{{prev}}} + ({expr})", (prev, *uses), summed)
             cot[x] = target
 
     def _rule(
@@ -374,7 +375,7 @@ class Sweep(Writer):
         forms = self._rule_forms.get(key)
         if forms is None:
             eager, syms = self._as_eager(node)
-            gs = Sym(g, (g,), unit=unit)
+            gs = Sym(ref(g), (g,), unit=unit)
             with arrays() if batched else contextlib.nullcontext():
                 rule = eager.vjp(gs, syms.__getitem__)
             outs = [None if o is None else sym(o) for o in rule]

@@ -23,7 +23,7 @@ from autograd.compiler.chunks import Chunk
 from autograd.compiler.equations import as_eager
 from autograd.compiler.options import Options
 from autograd.compiler.periods import Period
-from autograd.compiler.stmts import NAME, Stmt
+from autograd.compiler.stmts import Stmt, ref
 from autograd.core.nodes import Const, Node, Op, eager_kind, parents
 from autograd.core.sym import Sym
 
@@ -69,8 +69,8 @@ Ordered = tuple[Node, tuple[Node, ...]]
 """A node of a `toposort` order, with its inputs."""
 
 Form = tuple[str, tuple[int, ...]]
-"""A statement's code up to names: a `str.format` string of name numbers, and the numbers
-its uses are."""
+"""A statement's code up to names: a `str.format` string of name numbers whose result,
+given the names, is the statement's template (`stmts`), and the numbers its uses are."""
 
 
 class Writer:
@@ -301,11 +301,12 @@ class Writer:
         return (type(node), node in floats, tuple(per), gi, oi, static_values(node)), names
 
     def _sym(self, node: Node) -> Sym:
+        """``node``'s value in code a rule writes: a template's field (`stmts`)."""
         name = self.names[node]
         if type(node) is not Const:
-            return Sym(name, (name,))
+            return Sym(ref(name), (name,))
         # a scalar program's 1.0 (an inner transform's seed, a variable's mark) multiplies nothing
-        return Sym(name, (name,), node.value, node.value == 1.0 and self.batch is None)
+        return Sym(ref(name), (name,), node.value, node.value == 1.0 and self.batch is None)
 
     def _as_eager(self, node: Node) -> tuple[Op, dict[Node, Sym]]:
         """``node`` as the eager call built it, and the names its rule reads.
@@ -356,14 +357,22 @@ def static_values(node: Node) -> tuple[object, ...]:
 
 
 def to_form(src: str, uses: tuple[str, ...], names: list[str]) -> Form:
-    """``src`` and ``uses`` with each of ``names`` replaced by its number.
+    """A template ``src`` (and its ``uses``) as a `Form` over ``names``.
 
-    `KeyError` if ``src`` reads a name not among ``names``, or ``uses`` does not
-    list each name ``src`` reads (`reroll` reads a formed statement's operands
-    from its uses).
+    The form's format string, given a statement's names, gives its template:
+    ``"tanh({v3})"`` over ``["v3"]`` is ``"tanh({{{0}}})"``. `KeyError` if
+    ``src`` reads a name not among ``names``.
     """
     at = {name: i for i, name in enumerate(names)}
-    if set(NAME.findall(src)) != set(uses):
-        raise KeyError(src)
-    fmt = NAME.sub(lambda m: f"{{{at[m[0]]}}}", src.replace("{", "{{").replace("}", "}}"))
-    return fmt, tuple([at[u] for u in uses])
+    return src.format_map(_Numbered(at)), tuple([at[u] for u in uses])
+
+
+class _Numbered(dict[str, str]):
+    """A name as a `Form` writes it: its number's field, inside a template's braces."""
+
+    def __init__(self, at: dict[str, int]) -> None:
+        super().__init__()
+        self.at = at
+
+    def __missing__(self, name: str) -> str:
+        return "{{{" + str(self.at[name]) + "}}}"
