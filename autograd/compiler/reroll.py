@@ -47,7 +47,6 @@ from autograd.compiler.runs import (
     best_run,
     next_same,
 )
-from autograd.compiler.runs import short_runs as short_runs  # `codegen` reads it from here
 from autograd.compiler.stmts import Stmt, named, reads, ref
 
 
