@@ -223,9 +223,16 @@ def select(c: Sym, a: float | Sym, b: float | Sym) -> Sym:
     src = f"np_select({c.src}, {x.src}, {y.src})"
     if c.array is None or x.array is None or y.array is None:
         return Sym(src, uses, None, False, None)
-    # on one number it gives one branch as it is: an array only if that branch surely is
-    array = c.array or (x.array and y.array)
+    array = selects_array(c.array, x.array, y.array)
     return Sym(src, uses, None, False, array, c.fixed | x.fixed | y.fixed)
+
+
+def selects_array(c: bool, a: bool, b: bool) -> bool:
+    """Whether a select surely gives an array, given whether its condition and branches do.
+
+    On one number it gives one branch as it is: an array only if that branch surely is.
+    """
+    return c or (a and b)
 
 
 def conjunction(c: Sym, d: Sym) -> Sym:
