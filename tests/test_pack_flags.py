@@ -98,7 +98,7 @@ def _mlps() -> Iterator[Run]:
             params: list[list[list[Scalar]]],
             xs: list[list[float]],
             ys: list[float],
-            loss: Callable[..., Scalar] = loss,
+            loss: Callable[[list[list[list[Scalar]]], list[Scalar], Scalar], Scalar] = loss,
         ) -> Scalar:
             return ag.mean(ag.vmap(loss, in_axes=(None, 0, 0))(params, xs, ys))
 
@@ -113,7 +113,9 @@ def _choices() -> Iterator[Run]:
 
     def mixed(p: Scalar, x: Scalar) -> Scalar:
         # p is one number for the batch: its helper calls run the float helper (fixed names)
-        return ag.where(ag.lt(p, 0.5), ag.exp(p) * x, ag.tanh(p)) + ag.maximum(x, p) ** p
+        power: Scalar = ag.maximum(x, p) ** p
+        chosen: Scalar = ag.where(ag.lt(p, 0.5), ag.exp(p) * x, ag.tanh(p))
+        return chosen + power
 
     def batch_mean(p: Scalar) -> Scalar:
         return ag.mean(ag.vmap(lambda x: mixed(p, x))([0.5, -1.0, 2.0, 0.0]))
