@@ -115,7 +115,8 @@ def _choices() -> Iterator[Run]:
         # p is one number for the batch: its helper calls run the float helper (fixed names)
         power: Scalar = ag.maximum(x, p) ** p
         chosen: Scalar = ag.where(ag.lt(p, 0.5), ag.exp(p) * x, ag.tanh(p))
-        return chosen + power
+        total: Scalar = chosen + power
+        return total
 
     def batch_mean(p: Scalar) -> Scalar:
         return ag.mean(ag.vmap(lambda x: mixed(p, x))([0.5, -1.0, 2.0, 0.0]))
