@@ -119,7 +119,8 @@ def _choices() -> Iterator[Run]:
         return total
 
     def batch_mean(p: Scalar) -> Scalar:
-        return ag.mean(ag.vmap(lambda x: mixed(p, x))([0.5, -1.0, 2.0, 0.0]))
+        mean: Scalar = ag.mean(ag.vmap(lambda x: mixed(p, x))([0.5, -1.0, 2.0, 0.0]))
+        return mean
 
     twice = ag.vmap(ag.grad(ag.grad(pow_twice)))
     yield lambda o: ag.jit(twice, options=o)([0.0, 0.0, 2.0], [2.0, 3.0, 0.5])
