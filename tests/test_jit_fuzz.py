@@ -245,7 +245,15 @@ def _old_registers(
     return reg
 
 
-_Code = list[tuple[str, tuple[str, ...], tuple[str, tuple[int, ...]] | None] | None]
+_Code = list[
+    tuple[
+        str,
+        tuple[str, ...],
+        tuple[str, tuple[int, ...]] | None,
+        tuple[bool | None, frozenset[str]] | None,
+    ]
+    | None
+]
 _Rule = Callable[[_codegen.Program, Node, tuple[Node, ...], str], _Code]
 
 
@@ -253,7 +261,7 @@ def _wrong_sigmoid_rule(rule: _Rule) -> _Rule:
     def wrong(self: _codegen.Program, node: Node, ins: tuple[Node, ...], g: str) -> _Code:
         if type(node) is Sigmoid:
             v = self.names[node]
-            return [(f"{{{g}}} * (1.0 - {{{v}}})", (g, v), None)]  # forgot the factor s
+            return [(f"{{{g}}} * (1.0 - {{{v}}})", (g, v), None, None)]  # forgot the factor s
         return rule(self, node, ins, g)
 
     return wrong

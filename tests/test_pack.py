@@ -9,11 +9,12 @@ a vmapped MLP step compiles to packs and gives the loop's bits.
 
 from __future__ import annotations
 
+import ast
 import math
 import random
 import re
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 import pytest
 from hypothesis import given, settings
@@ -155,12 +156,77 @@ def bits(values: Sequence[object]) -> list[object]:
     return out
 
 
+_NOT_ELEMENTWISE = frozenset({"np_check_guard", "batch_sum", "batch_sums"})
+"""Calls of batched code that are not one operation per element (a guard raises; a sum
+reduces)."""
+
+
+def packable(stmts: Sequence[Stmt], varying: Collection[str]) -> dict[str, frozenset[str]]:
+    """The oracle of what `pack` may pack: found by parsing each statement's code (`ast`).
+
+    What the compiler's writer knows from the `Sym` values that write a statement
+    (`Sym.array`, `Sym.fixed`), found here the old way, so hand-made statements can be
+    packed and the writer's answers checked (tests/test_pack_flags.py): per statement
+    that surely gives an array by an operation per element, the names that must be one
+    value for every row (those inside a helper call with no array argument).
+    """
+    producer = {t for t, _, _ in stmts}
+    arrays = {x for x in varying if x not in producer}  # the inputs that are arrays
+    out: dict[str, frozenset[str]] = {}
+    for t, e, _ in stmts:
+        if t not in varying:
+            continue
+        fixed: set[str] = set()
+        if _surely(ast.parse(code(e), mode="eval").body, arrays, set(names_in(e)), fixed):
+            out[t] = frozenset(fixed)
+            arrays.add(t)
+    return out
+
+
+def _surely(node: ast.expr, arrays: set[str], names: set[str], fixed: set[str]) -> bool | None:
+    """Whether ``node`` surely gives an array; None if it is not elementwise.
+
+    Adds to ``fixed`` the names (of ``names``) read by calls with no array argument.
+    """
+    match node:
+        case ast.Name(id=name):
+            return name in arrays
+        case ast.Constant():
+            return False
+        case ast.UnaryOp(operand=x):
+            return _surely(x, arrays, names, fixed)
+        case ast.BinOp(left=x, right=y):
+            a, b = _surely(x, arrays, names, fixed), _surely(y, arrays, names, fixed)
+            return None if a is None or b is None else a or b
+        case ast.Compare(left=x, comparators=ys):
+            parts = [_surely(y, arrays, names, fixed) for y in (x, *ys)]
+            return None if None in parts else any(parts)
+        case ast.Call(func=ast.Name(id=fn), args=args, keywords=[]) if fn.startswith("np_"):
+            if fn in _NOT_ELEMENTWISE:
+                return None
+            parts = [_surely(a, arrays, names, fixed) for a in args]
+            if None in parts:
+                return None
+            if fn == "np_select":  # a select on one number gives one branch as it is
+                return bool(parts[0] or (parts[1] and parts[2]))
+            if not any(parts):  # the float helper itself: its fields must not be columns
+                fixed.update(
+                    x.id
+                    for a in args
+                    for x in ast.walk(a)
+                    if isinstance(x, ast.Name) and x.id in names
+                )
+            return any(parts)
+        case _:
+            return None
+
+
 def test_pack_keeps_every_value_and_makes_packs() -> None:
     packed_programs = 0
     for seed in range(500):
         stmts, varying, outputs, inputs = random_program(seed)
         want = execute(stmts, outputs, inputs)
-        new, extra = pack(stmts, varying, outputs, arrays._index)
+        new, extra = pack(stmts, packable(stmts, varying), varying, outputs, arrays._index)
         packed_programs += any(t.startswith("p") for t, _, _ in new)
         assert bits(execute(new, outputs, {**inputs, **extra})) == bits(want), seed
         targets = [t for t, _, _ in new]
@@ -175,7 +241,7 @@ def test_pack_keeps_every_value_on_any_program(seed: int) -> None:
     batch's `Options.pack_elements` does, so a layer reads rows from several packs."""
     stmts, varying, outputs, inputs = random_program(seed)
     most = seed % 4 + 2 if seed % 2 else 1 << 30
-    new, extra = pack(stmts, varying, outputs, arrays._index, most)
+    new, extra = pack(stmts, packable(stmts, varying), varying, outputs, arrays._index, most)
     assert bits(execute(new, outputs, {**inputs, **extra})) == bits(execute(stmts, outputs, inputs))
 
 

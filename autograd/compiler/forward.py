@@ -25,6 +25,8 @@ from autograd.compiler.writer import (
     GuardFailed,
     NotBatchable,
     Ordered,
+    form_elementwise,
+    named_elementwise,
     static_values,
     to_form,
 )
@@ -227,10 +229,10 @@ class ForwardPass(ForwardLoops):
             case _:
                 key, names = self._operands(node, ins, None, own=False)
                 batched = self._batched(names)
-                if batched:
-                    key = (*key, batched)
-                form = self._forward_forms.get(key)
-                if form is None:
+                if batched:  # what the code says of itself depends on which names are arrays
+                    key = (*key, self._arrays_among(names))
+                known = self._forward_forms.get(key)
+                if known is None:
                     xs = [self._sym(x) for x in ins]
                     with arrays() if batched else contextlib.nullcontext():
                         if node in self.floats:  # Python's float arithmetic, with IEEE results
@@ -238,13 +240,18 @@ class ForwardPass(ForwardLoops):
                         else:
                             src = self._as_eager(node)[0].forward_source(xs)
                     try:
-                        form = self._forward_forms[key] = to_form(src.src, src.uses, names)
+                        form = to_form(src.src, src.uses, names)
                     except KeyError:  # it reads a name not among `names`: written each time
-                        self.emit(v, src.src, src.uses)
+                        self.emit(v, src.src, src.uses, None, (src.array, src.fixed))
                         return v
+                    each = form_elementwise(src, names) if batched else None
+                    known = self._forward_forms[key] = (form, each)
+                form, each = known
                 if form[0] in _ALIASES:  # ``x * 1.0``: the node is its input's value, by name
                     return names[_ALIASES[form[0]]]
-                self.emit(v, form[0].format(*names), tuple([names[i] for i in form[1]]), form)
+                uses = tuple([names[i] for i in form[1]])
+                elementwise = None if each is None else named_elementwise(each, names)
+                self.emit(v, form[0].format(*names), uses, form, elementwise)
         return v
 
     def guards(self, guards: Sequence[tuple[str, Node, Node, bool]]) -> None:

@@ -82,13 +82,23 @@ class Linker(Writer):
         the packs' index arrays), and what a lone chunk returns.
         """
         namespace, varying, returns = batch.helpers(), set(self.varying), spliced
+        packable = self.packable
         if len(self.stmts) >= self.options.reroll_from:
             helpers = {**HELPERS, **namespace}  # the loops call the array twins
+            written = {st[0]: st for st in self.stmts}
             looped = reroll.reroll(self.stmts, spliced, helpers, self.written, None, self.options)
             returns = self._adopt(looped, namespace, returns)
+            # a rolled statement's name is now set from its loop's result: not packable
+            packable = {
+                st[0]: packable[st[0]]
+                for st in self.stmts
+                if st[0] in packable and written.get(st[0]) is st
+            }
         if batch.index is not None and batch.pack_rows >= pack.MIN_ROWS:
             # what is left straight: its parallel statements packed (a loop's call is not)
-            self.stmts, packed = pack.pack(self.stmts, varying, names, batch.index, batch.pack_rows)
+            self.stmts, packed = pack.pack(
+                self.stmts, packable, varying, names, batch.index, batch.pack_rows
+            )
             namespace.update(packed)
         return namespace, returns
 

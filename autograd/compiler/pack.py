@@ -28,23 +28,18 @@ same values: statements are pure).
 
 from __future__ import annotations
 
-import ast
 import itertools
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import cast
 
 from autograd.compiler.orders import depths
-from autograd.compiler.stmts import Stmt, code, fields, named, reads, ref
+from autograd.compiler.stmts import Stmt, fields, named, reads, ref
 
 MIN_ROWS = 2
 """Fewest statements a pack is made of."""
 
 _SUMS = "batch_sums(("
 """How a sum over the batch of several variables' per-example cotangents starts (`codegen`)."""
-
-_NOT_ELEMENTWISE = frozenset({"np_check_guard", "batch_sum", "batch_sums"})
-"""Calls of batched code that are not one operation per element (a guard raises; a sum
-reduces): statements making them stay as they are."""
 
 Shape = tuple[str, tuple[int, ...]]
 """A statement's code up to names: a format string with a field per distinct name (in
@@ -58,6 +53,7 @@ every row of a pack."""
 
 def pack(
     stmts: Sequence[Stmt],
+    packable: Mapping[str, Collection[str]],
     varying: Collection[str],
     outputs: Collection[str],
     index: Callable[[list[int]], object],
@@ -65,6 +61,12 @@ def pack(
 ) -> tuple[list[Stmt], dict[str, object]]:
     """``stmts`` with their parallel elementwise statements packed (see the module docstring).
 
+    ``packable``: the statements that may be packed, by target, each with its
+    fixed names: those that surely give an array (one value per example) by an
+    operation per element, and the names that must be one value for every row
+    of a pack (read by a float helper's call on no array), as the writer knew
+    them (`Sym.array`, `Sym.fixed`); a statement not there stays as it is (a
+    sum over the batch, a guard, a loop's call, an item of a list).
     ``varying``: the names that may hold an array (one value per example): the
     inputs that do, and the statements reading one, but for sums over the
     batch; ``outputs``: names that must hold their value at the end;
@@ -77,13 +79,10 @@ def pack(
     producer = {t: i for i, (t, _, _) in enumerate(stmts)}
     level = depths(stmts)
     arrays = {x for x in varying if x not in producer}  # the inputs that are arrays
-    shapes: list[_Shaped | None] = []
-    memo: dict[tuple[str, tuple[bool, ...]], tuple[bool | None, frozenset[int]]] = {}
-    for t, e, _ in stmts:
-        shaped = _shape(e, varying, arrays, memo) if t in varying else None
-        if shaped is not None:
-            arrays.add(t)
-        shapes.append(shaped)
+    arrays.update(t for t, _, _ in stmts if t in packable)
+    shapes = [
+        _shape(e, packable[t], varying, arrays) if t in packable else None for t, e, _ in stmts
+    ]
     by_level: dict[int, list[int]] = {}
     for i in sorted(range(n), key=level.__getitem__):
         by_level.setdefault(level[i], []).append(i)
@@ -207,72 +206,18 @@ def _packable(members: list[_Shaped]) -> bool:
 
 
 def _shape(
-    expr: str,
-    varying: Collection[str],
-    arrays: set[str],
-    memo: dict[tuple[str, tuple[bool, ...]], tuple[bool | None, frozenset[int]]],
-) -> _Shaped | None:
-    """What packing needs to know of a statement; None if it cannot be packed.
+    expr: str, fixed: Collection[str], varying: Collection[str], arrays: set[str]
+) -> _Shaped:
+    """What packing needs to know of a packable statement (``fixed``: its fixed names).
 
-    A statement is packed only if it surely gives an array (``arrays``: the
-    names that do): a select on one number may give a number, and a pack
-    would give an array of it. The fields it returns must read one value
-    for all rows: those inside a call that has no array among its arguments
-    (a float helper of ``math``, where a column would call NumPy's twin).
-    Statements equal up to names, with arrays in the same places, have the
-    same answer: ``memo`` keeps it, so each such form is parsed once.
+    Only a statement that surely gives an array is packable: a select on one
+    number may give a number, and a pack would give an array of it.
     """
     names = list(dict.fromkeys(fields(expr)))
     at = {x: i for i, x in enumerate(names)}
     fmt = expr.format_map({x: "{" + str(i) + "}" for x, i in at.items()})
-    key = (fmt, tuple([x in arrays for x in names]))
-    known = memo.get(key)
-    if known is None:
-        fixed: set[int] = set()
-        surely = _surely(ast.parse(code(expr), mode="eval").body, arrays, at, fixed)
-        known = memo[key] = (surely, frozenset(fixed))
-    if known[0] is not True:
-        return None
     kinds = tuple([x in arrays or (x in varying) * 2 for x in names])
-    return (fmt, kinds), names, known[1]
-
-
-def _surely(node: ast.expr, arrays: set[str], at: dict[str, int], fixed: set[int]) -> bool | None:
-    """Whether ``node`` surely gives an array; None if it is not elementwise.
-
-    Adds to ``fixed`` the fields of calls with no array argument.
-    """
-    match node:
-        case ast.Name(id=name):
-            return name in arrays
-        case ast.Constant():
-            return False
-        case ast.UnaryOp(operand=x):
-            return _surely(x, arrays, at, fixed)
-        case ast.BinOp(left=x, right=y):
-            a, b = _surely(x, arrays, at, fixed), _surely(y, arrays, at, fixed)
-            return None if a is None or b is None else a or b
-        case ast.Compare(left=x, comparators=ys):
-            parts = [_surely(y, arrays, at, fixed) for y in (x, *ys)]
-            return None if None in parts else any(parts)
-        case ast.Call(func=ast.Name(id=fn), args=args, keywords=[]) if fn.startswith("np_"):
-            if fn in _NOT_ELEMENTWISE:
-                return None
-            parts = [_surely(a, arrays, at, fixed) for a in args]
-            if None in parts:
-                return None
-            if fn == "np_select":  # a select on one number gives one branch as it is
-                return bool(parts[0] or (parts[1] and parts[2]))
-            if not any(parts):  # the float helper itself: its fields must not be columns
-                fixed.update(
-                    at[x.id]
-                    for a in args
-                    for x in ast.walk(a)
-                    if isinstance(x, ast.Name) and x.id in at
-                )
-            return any(parts)
-        case _:
-            return None
+    return (fmt, kinds), names, frozenset([at[x] for x in fixed])
 
 
 def _column(

@@ -18,7 +18,15 @@ from typing import cast
 
 from autograd.compiler import periods
 from autograd.compiler.stmts import Stmt, reads, ref
-from autograd.compiler.writer import Form, Ordered, Writer, to_form
+from autograd.compiler.writer import (
+    Elementwise,
+    Form,
+    Ordered,
+    Writer,
+    form_elementwise,
+    named_elementwise,
+    to_form,
+)
 from autograd.core.nodes import Node
 from autograd.core.sym import Sym, arrays, sym
 from autograd.walks import toposort
@@ -28,6 +36,10 @@ _SUM = "prev + (...)"
 
 _Left = tuple[periods.Role | str | None, ...]
 """Per node, the role of the cotangent an iteration's sweep leaves it (None: none)."""
+
+_Contribution = tuple[str, tuple[str, ...], Form | None, Elementwise | None]
+"""A rule's contribution to an input's cotangent: its template, uses, `Form`, and in a batch
+what it says of itself."""
 
 _Swept = dict[int, tuple[int, list[str | None], list[str | None]]]
 """Per tail iteration of a run: where its sweep began, and the cotangents the one after
@@ -321,8 +333,15 @@ class Sweep(Writer):
             cot[x] = total
         else:
             target = f"g{len(self.stmts)}"
-            self.emit(target, f"{ref(prev)} + {ref(total)}", (prev, total))
+            summed = self._plus(prev, (total in self.surely, frozenset()))
+            self.emit(target, f"{ref(prev)} + {ref(total)}", (prev, total), None, summed)
             cot[x] = target
+
+    def _plus(self, prev: str, added: Elementwise | None) -> Elementwise | None:
+        """What ``prev + (added)`` says of itself (`Elementwise`), if ``added`` says it."""
+        if added is None or added[0] is None:
+            return None
+        return prev in self.surely or added[0], added[1]
 
     def _vjp(
         self, node: Node, ins: tuple[Node, ...], cot: dict[Node, str], needs: set[Node]
@@ -336,15 +355,16 @@ class Sweep(Writer):
         for x, contribution in zip(ins, self._rule(node, ins, cot[node]), strict=True):
             if x not in needs or contribution is None:
                 continue
-            expr, uses, form = contribution
+            expr, uses, form, each = contribution
             if b and x not in self.batch_of:  # one per example, into one number: summed later
                 key = (x, b)
                 prev_v = self.vcot.get(key)
                 target = f"g{len(self.stmts)}"
                 if prev_v is None:
-                    self.emit(target, expr, uses)
+                    self.emit(target, expr, uses, None, each)
                 else:
-                    self.emit(target, f"{{{prev_v}}} + ({expr})", (prev_v, *uses))
+                    added = self._plus(prev_v, each)
+                    self.emit(target, f"{{{prev_v}}} + ({expr})", (prev_v, *uses), None, added)
                 self.vcot[key] = target
                 continue
             prev = cot.get(x)
@@ -353,41 +373,58 @@ class Sweep(Writer):
                 continue
             target = f"g{len(self.stmts)}"
             if prev is None:
-                self.emit(target, expr, uses, form)
+                self.emit(target, expr, uses, form, each)
             else:  # the sweep's `prev + gx`
                 summed = None if form is None else (_SUM, form)  # `reroll` needs no parsing
-                self.emit(target, f"{{{prev}}} + ({expr})", (prev, *uses), summed)
+                added = self._plus(prev, each)
+                self.emit(target, f"{{{prev}}} + ({expr})", (prev, *uses), summed, added)
             cot[x] = target
 
-    def _rule(
-        self, node: Node, ins: tuple[Node, ...], g: str
-    ) -> list[tuple[str, tuple[str, ...], Form | None] | None]:
+    def _rule(self, node: Node, ins: tuple[Node, ...], g: str) -> list[_Contribution | None]:
         """The node's ``vjp`` rule run on `Sym`: each input's contribution and its `Form`.
 
         The rule runs once per key (`_operands`); nodes with the same key reuse
-        its code with their own names.
+        its code with their own names. In a batch, each contribution also says
+        what it is (`Elementwise`), which depends on which names are arrays.
         """
         key, names = self._operands(node, ins, g, own=node in self.names)
         unit = g == self.seed
         batched = self._batched(names)
         if unit or batched:
-            key = (*key, unit, batched)
+            key = (*key, unit, self._arrays_among(names) if batched else False)
         forms = self._rule_forms.get(key)
         if forms is None:
             eager, syms = self._as_eager(node)
-            gs = Sym(ref(g), (g,), unit=unit)
+            gs = Sym(ref(g), (g,), unit=unit, array=g in self.surely)
             with arrays() if batched else contextlib.nullcontext():
                 rule = eager.vjp(gs, syms.__getitem__)
             outs = [None if o is None else sym(o) for o in rule]
-            code = [None if o is None else (o.src, o.uses) for o in outs]  # a constant: a literal
             try:
                 forms = self._rule_forms[key] = [
-                    None if c is None else to_form(*c, names) for c in code
+                    None
+                    if o is None
+                    else (
+                        to_form(o.src, o.uses, names),
+                        form_elementwise(o, names) if batched else None,
+                    )
+                    for o in outs
                 ]
             except KeyError:  # one reads a name not among `names`: written each time
-                return [None if c is None else (*c, None) for c in code]
+                return [
+                    None
+                    if o is None
+                    else (o.src, o.uses, None, (o.array, o.fixed) if batched else None)
+                    for o in outs
+                ]
         return [
-            None if f is None else (f[0].format(*names), tuple([names[i] for i in f[1]]), f)
+            None
+            if f is None
+            else (
+                f[0][0].format(*names),
+                tuple([names[i] for i in f[0][1]]),
+                f[0],
+                None if f[1] is None else named_elementwise(f[1], names),
+            )
             for f in forms
         ]
 

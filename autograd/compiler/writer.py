@@ -72,6 +72,14 @@ Form = tuple[str, tuple[int, ...]]
 """A statement's code up to names: a `str.format` string of name numbers whose result,
 given the names, is the statement's template (`stmts`), and the numbers its uses are."""
 
+Elementwise = tuple[bool | None, frozenset[str]]
+"""What batched code says of itself (`Sym.array`, `Sym.fixed`): whether it surely gives
+an array (None: it is not an operation per element), and the names that must be one
+value for every row of a pack (`compiler.pack`)."""
+
+FormElementwise = tuple[bool | None, tuple[int, ...]]
+"""`Elementwise` up to names: its fixed names as numbers of a form's names."""
+
 
 class Writer:
     """The statements of one compiled graph as they are written, and the constants they read.
@@ -111,6 +119,11 @@ class Writer:
     """Statements summing a batch: one number again."""
     vcot: dict[tuple[Node, int], str]
     """Cotangents still one per example."""
+    surely: set[str]
+    """In a batch, the names that surely hold arrays: its varying inputs, and `packable`'s."""
+    packable: dict[str, frozenset[str]]
+    """The batched statements that surely give an array, each an operation per element
+    (`Sym.array`): per target, its fixed names (`Sym.fixed`). What `pack` packs."""
 
     # statements and constants
     stmts: list[Stmt]
@@ -125,10 +138,10 @@ class Writer:
     """The statements `forward` wrote (`orders.sink` may move them)."""
     reads_r: bool
     """Whether a statement passes R whole (a loop reads inputs' slices)."""
-    _forward_forms: dict[tuple[object, ...], Form]
-    """Forward code per key (`_operands`)."""
-    _rule_forms: dict[tuple[object, ...], list[Form | None]]
-    """A rule's contributions per key (`_operands`)."""
+    _forward_forms: dict[tuple[object, ...], tuple[Form, FormElementwise | None]]
+    """Forward code per key (`_operands`), and in a batch what it says of itself."""
+    _rule_forms: dict[tuple[object, ...], list[tuple[Form, FormElementwise | None] | None]]
+    """A rule's contributions per key (`_operands`), and in a batch what each says of itself."""
 
     # runs written as loops (`periods`)
     periods: dict[Node, list[Period]]
@@ -204,6 +217,8 @@ class Writer:
         self.varying = {self.input_names[i] for i in batch.varying} if batch is not None else set()
         self.reductions = set()
         self.vcot = {}
+        self.surely = set(self.varying)
+        self.packable = {}
 
     def _start_statements(self) -> None:
         """No statement, constant, memo of code or linked chunk yet."""
@@ -248,17 +263,29 @@ class Writer:
                 f"{len(self.stmts) + more:,} statements, over the {cap:,} allowed"
             )
 
-    def emit(self, target: str, expr: str, uses: tuple[str, ...], form: object = None) -> None:
+    def emit(
+        self,
+        target: str,
+        expr: str,
+        uses: tuple[str, ...],
+        form: object = None,
+        elementwise: Elementwise | None = None,
+    ) -> None:
         """Append a statement; ``form``: the shared `Form` it was written from, if any.
 
         In a batch, a statement that reads an array holds one (`varying`), but a
-        reduction (a sum over the batch), which is one number again.
+        reduction (a sum over the batch), which is one number again. Batched
+        code written on `Sym` says whether it is ``elementwise`` (None: not
+        known, so not packable: a sum, a guard, an item of a list).
         """
         self.stmts.append((target, expr, uses))
         self.written.append(form)
         varying = self.varying
         if varying and target not in self.reductions and not varying.isdisjoint(uses):
             varying.add(target)
+            if elementwise is not None and elementwise[0]:
+                self.packable[target] = elementwise[1]
+                self.surely.add(target)
 
     def _batched(self, names: Sequence[str]) -> bool:
         """Whether code reading ``names`` runs over a batch: written in its NumPy dialect."""
@@ -301,9 +328,14 @@ class Writer:
         return (type(node), node in floats, tuple(per), gi, oi, static_values(node)), names
 
     def _sym(self, node: Node) -> Sym:
-        """``node``'s value in code a rule writes: a template's field (`stmts`)."""
+        """``node``'s value in code a rule writes: a template's field (`stmts`).
+
+        In a batch it says whether it surely holds an array (`Sym.array`).
+        """
         name = self.names[node]
         if type(node) is not Const:
+            if self.surely:
+                return Sym(ref(name), (name,), array=name in self.surely)
             return Sym(ref(name), (name,))
         # a scalar program's 1.0 (an inner transform's seed, a variable's mark) multiplies nothing
         return Sym(ref(name), (name,), node.value, node.value == 1.0 and self.batch is None)
@@ -324,6 +356,11 @@ class Writer:
         if i is None or ins[i] not in self.floats:
             return op, names
         return as_eager(op, i, names), names
+
+    def _arrays_among(self, names: list[str]) -> tuple[bool, ...]:
+        """Which of ``names`` surely hold arrays: what batched code's `Elementwise` depends on."""
+        surely = self.surely
+        return tuple([name in surely for name in names])
 
     def _inputs_at(self) -> dict[Node, int]:
         """Each input as an operand of `_node_forms`: ``-1 - index``, as `reroll`'s."""
@@ -365,6 +402,19 @@ def to_form(src: str, uses: tuple[str, ...], names: list[str]) -> Form:
     """
     at = {name: i for i, name in enumerate(names)}
     return src.format_map(_Numbered(at)), tuple([at[u] for u in uses])
+
+
+def form_elementwise(s: Sym, names: list[str]) -> FormElementwise:
+    """What batched code ``s`` says of itself (`Elementwise`), its names as numbers of ``names``."""
+    return s.array, tuple(sorted(names.index(x) for x in s.fixed))
+
+
+def named_elementwise(e: FormElementwise, names: list[str]) -> Elementwise:
+    """A form's `FormElementwise` for a statement over ``names``."""
+    return e[0], frozenset([names[i] for i in e[1]]) if e[1] else _NONE
+
+
+_NONE: frozenset[str] = frozenset()
 
 
 class _Numbered(dict[str, str]):

@@ -36,7 +36,7 @@ from autograd.core.base import (
 from autograd.core.context import trace_state
 from autograd.core.define import BUILD1
 from autograd.core.floats import div_float, pow_float, pow_scalar_float
-from autograd.core.sym import Sym, call, in_arrays, infix, select
+from autograd.core.sym import Sym, call, conjunction, infix, select
 
 if TYPE_CHECKING:
     from autograd.core.more_ops import Compare, Where
@@ -342,19 +342,13 @@ def both(c: Cond, d: Cond) -> Cond:
     if type(d) is bool:
         return c if d else False
     if isinstance(c, Sym) or isinstance(d, Sym):
-        if in_arrays():  # a batched program's conditions are arrays: element-wise
-            return Sym(f"np_and({_cond_src(c)}, {_cond_src(d)})", _uses(c) + _uses(d))
-        return Sym(f"({_cond_src(c)} and {_cond_src(d)})", _uses(c) + _uses(d))
+        return conjunction(_cond(c), _cond(d))  # in a batch, element-wise (`sym.arrays`)
     return base._mul(cast(_Arith, c), cast(_Arith, d))  # 1.0 * 1.0: both hold
 
 
-def _cond_src(c: Cond) -> str:
+def _cond(c: Cond) -> Sym:
     assert isinstance(c, Sym), "a condition in code is code"
-    return c.src
-
-
-def _uses(c: Cond) -> tuple[str, ...]:
-    return c.uses if isinstance(c, Sym) else ()
+    return c
 
 
 @overload

@@ -113,9 +113,17 @@ class Sym:
     seed cotangent, a constant 1.0 of the graph): a product with it is the
     other factor, written without the multiplication, since ``1.0 * x`` is
     ``x`` in every bit for a float.
+
+    Code written in the NumPy dialect (`arrays`) also says what packing a
+    batch's statements (`compiler.pack`) needs, so nothing reads the code
+    back: ``array``, whether it surely gives an array (True), surely one
+    number (False), or is not an operation per element (None); and
+    ``fixed``, the names read by its helper calls none of whose arguments
+    is an array (the float helper runs there: one value for every row of a
+    pack). A name's `Sym` is told ``array``; a literal is one number.
     """
 
-    __slots__ = ("src", "unit", "uses", "value")
+    __slots__ = ("array", "fixed", "src", "unit", "uses", "value")
 
     def __init__(
         self,
@@ -123,11 +131,15 @@ class Sym:
         uses: tuple[str, ...] = (),
         value: float | None = None,
         unit: bool = False,
+        array: bool | None = False,
+        fixed: frozenset[str] = frozenset(),
     ) -> None:
         self.src = src
         self.uses = uses
         self.value = value
         self.unit = unit
+        self.array = array
+        self.fixed = fixed
 
     def __repr__(self) -> str:
         return f"Sym({self.src!r})"
@@ -151,7 +163,7 @@ class Sym:
         return infix(other, "*", self)
 
     def __neg__(self) -> Sym:
-        return Sym(f"(-{self.src})", self.uses)
+        return Sym(f"(-{self.src})", self.uses, None, False, self.array, self.fixed)
 
 
 def sym(x: float | Sym) -> Sym:
@@ -170,7 +182,12 @@ def infix(x: float | Sym, op: str, y: float | Sym) -> Sym:
             return b
         if b.unit:
             return a
-    return Sym(f"({a.src} {op} {b.src})", a.uses + b.uses)
+    src, uses = f"({a.src} {op} {b.src})", a.uses + b.uses
+    if not _arrays.get():
+        return Sym(src, uses)
+    # an array if either side is; arrays meet numbers element by element
+    array = None if a.array is None or b.array is None else a.array or b.array
+    return Sym(src, uses, None, False, array, a.fixed | b.fixed)
 
 
 def call(fn: Callable[..., float], *args: float | Sym) -> Sym:
@@ -178,14 +195,48 @@ def call(fn: Callable[..., float], *args: float | Sym) -> Sym:
     syms = [sym(a) for a in args]
     uses = tuple(u for s in syms for u in s.uses)
     name = helper(fn)
-    if _arrays.get():
-        name = "np_" + name
-    return Sym(f"{name}({', '.join(s.src for s in syms)})", uses)
+    if not _arrays.get():
+        return Sym(f"{name}({', '.join(s.src for s in syms)})", uses)
+    return _twin_call("np_" + name, syms, uses)
+
+
+def _twin_call(name: str, syms: list[Sym], uses: tuple[str, ...]) -> Sym:
+    """``name(syms)``, an array twin's call: an array if an argument is.
+
+    On no array the twin runs the float helper itself, so every name its
+    arguments read is `Sym.fixed`.
+    """
+    src = f"{name}({', '.join(s.src for s in syms)})"
+    if any(s.array is None for s in syms):
+        return Sym(src, uses, None, False, None)
+    array = any(s.array for s in syms)
+    fixed = frozenset().union(*(s.fixed for s in syms)) if array else frozenset(uses)
+    return Sym(src, uses, None, False, array, fixed)
 
 
 def select(c: Sym, a: float | Sym, b: float | Sym) -> Sym:
     """``(a if c else b)``: only the chosen branch runs."""
     x, y = sym(a), sym(b)
-    if _arrays.get():
-        return Sym(f"np_select({c.src}, {x.src}, {y.src})", c.uses + x.uses + y.uses)
-    return Sym(f"({x.src} if {c.src} else {y.src})", c.uses + x.uses + y.uses)
+    uses = c.uses + x.uses + y.uses
+    if not _arrays.get():
+        return Sym(f"({x.src} if {c.src} else {y.src})", uses)
+    src = f"np_select({c.src}, {x.src}, {y.src})"
+    if c.array is None or x.array is None or y.array is None:
+        return Sym(src, uses, None, False, None)
+    array = selects_array(c.array, x.array, y.array)
+    return Sym(src, uses, None, False, array, c.fixed | x.fixed | y.fixed)
+
+
+def selects_array(c: bool, a: bool, b: bool) -> bool:
+    """Whether a select surely gives an array, given whether its condition and branches do.
+
+    On one number it gives one branch as it is: an array only if that branch surely is.
+    """
+    return c or (a and b)
+
+
+def conjunction(c: Sym, d: Sym) -> Sym:
+    """``c and d`` of two conditions in code; in a batch, element by element (``np_and``)."""
+    if not _arrays.get():
+        return Sym(f"({c.src} and {d.src})", c.uses + d.uses)
+    return _twin_call("np_and", [c, d], c.uses + d.uses)
