@@ -75,109 +75,143 @@ def pack(
     statements, in an order that computes every value before its use, and
     the globals they read.
     """
-    n = len(stmts)
-    producer = {t: i for i, (t, _, _) in enumerate(stmts)}
-    level = depths(stmts)
-    arrays = {x for x in varying if x not in producer}  # the inputs that are arrays
-    arrays.update(t for t, _, _ in stmts if t in packable)
+    arrays = {x for x in varying if x not in {t for t, _, _ in stmts}}  # inputs that are
+    arrays.update(t for t, _, _ in stmts if t in packable)  # and what surely gives one
     shapes = [
         _shape(e, packable[t], varying, arrays) if t in packable else None for t, e, _ in stmts
     ]
-    by_level: dict[int, list[int]] = {}
-    for i in sorted(range(n), key=level.__getitem__):
-        by_level.setdefault(level[i], []).append(i)
+    packer = _Packer(stmts, shapes, outputs, index)
+    items = packer.group(most)
+    return packer.statements([packer.write(item) for item in items]), packer.extra
 
-    row_of: dict[str, tuple[int, int]] = {}  # a packed statement's target: (pack, row)
-    items: list[int | list[int]] = []  # a statement kept, or the statements of a pack
-    packs: list[list[int]] = []
-    for lv in sorted(by_level):
-        groups: dict[object, list[int]] = {}
-        for i in by_level[lv]:
-            s = shapes[i]
-            if s is None:
-                items.append(i)
-                continue
-            (fmt, kinds), names, _ = s
-            # an array operand comes from one place for every row: one array, or one pack
-            sources = tuple(
-                [row_of[x][0] if x in row_of else x for x, k in zip(names, kinds, strict=True) if k]
-            )
-            groups.setdefault((fmt, kinds, sources), []).append(i)
-        for group in groups.values():
-            for start in range(0, len(group), max(most, 1)):
-                members = group[start : start + most]
-                if not _packable([cast(_Shaped, shapes[i]) for i in members]):
-                    items.extend(members)
+
+_Written = int | Stmt | tuple[int, str]
+"""A statement kept (its index), a statement rewritten, or (a pack, its expression)."""
+
+
+class _Packer:
+    """One `pack` call's state: the packs made, their rows, and what is needed of them."""
+
+    def __init__(
+        self,
+        stmts: Sequence[Stmt],
+        shapes: list[_Shaped | None],
+        outputs: Collection[str],
+        index: Callable[[list[int]], object],
+    ) -> None:
+        self.stmts, self.shapes, self.index = stmts, shapes, index
+        self.producer = {t: i for i, (t, _, _) in enumerate(stmts)}
+        self.row_of: dict[str, tuple[int, int]] = {}  # a packed statement's target: (pack, row)
+        self.packs: list[list[int]] = []
+        self.extra: dict[str, object] = {}  # globals: index arrays of gathered rows
+        self.needed: set[str] = set(outputs)
+        self.numbers: dict[str, int] = {}  # inputs read in columns: their row in one column
+        self.moved: dict[str, list[int]] = {}  # a sum of variables: where each result went
+
+    def group(self, most: int) -> list[int | list[int]]:
+        """The statements by depth: each kept (its index), or a pack's (their indices)."""
+        level = depths(self.stmts)
+        by_level: dict[int, list[int]] = {}
+        for i in sorted(range(len(self.stmts)), key=level.__getitem__):
+            by_level.setdefault(level[i], []).append(i)
+        items: list[int | list[int]] = []
+        for lv in sorted(by_level):
+            groups: dict[object, list[int]] = {}
+            for i in by_level[lv]:
+                s = self.shapes[i]
+                if s is None:
+                    items.append(i)
                     continue
-                for r, i in enumerate(members):
-                    row_of[stmts[i][0]] = (len(packs), r)
-                items.append(members)
-                packs.append(members)
+                (fmt, kinds), names, _ = s
+                # an array operand comes from one place for every row: one array, or one pack
+                row_of = self.row_of
+                sources = tuple(
+                    [
+                        row_of[x][0] if x in row_of else x
+                        for x, k in zip(names, kinds, strict=True)
+                        if k
+                    ]
+                )
+                groups.setdefault((fmt, kinds, sources), []).append(i)
+            for group in groups.values():
+                for start in range(0, len(group), max(most, 1)):
+                    members = group[start : start + most]
+                    if not _packable([cast(_Shaped, self.shapes[i]) for i in members]):
+                        items.extend(members)
+                        continue
+                    for r, i in enumerate(members):
+                        self.row_of[self.stmts[i][0]] = (len(self.packs), r)
+                    items.append(members)
+                    self.packs.append(members)
+        return items
 
-    extra: dict[str, object] = {}
-    needed: set[str] = set(outputs)
-    # a statement kept, a statement rewritten, or (pack, its expression)
-    written: list[int | Stmt | tuple[int, str]] = []
-    numbers: dict[str, int] = {}  # inputs read in columns: their row in one column of all
-    moved: dict[str, list[int]] = {}  # a sum of variables: where each of its results went
-    for item in items:
+    def write(self, item: int | list[int]) -> _Written:
+        """A kept statement as it is or rewritten to read packs; a pack's expression."""
         if isinstance(item, int):
-            target, expr, uses = stmts[item]
-            if expr.startswith(_SUMS):
-                # a sum of variables over the batch: a pack's rows in order read as one block
-                names, size = list(uses), expr.rsplit(", ", 1)[1]  # its uses: the summed
-                order = sorted(range(len(names)), key=lambda m: row_of.get(names[m], (n, m)))
-                moved[target] = [0] * len(names)
-                for position, m in enumerate(order):
-                    moved[target][m] = position
-                args = _blocks([names[m] for m in order], row_of, packs, extra, index)
-                needed.update(x for a in args if (x := named(a)) is not None)
-                expr = f"batch_sums(({''.join(a + ', ' for a in args)}), {size}"
-                written.append((target, expr, reads([expr])))
-                continue
-            result = _result(expr, uses)
-            if result is not None and result[0] in moved:  # one of those sums, moved
-                expr = f"{ref(result[0])}[{moved[result[0]][result[1]]}]"
-                written.append((target, expr, uses))
-            else:
-                written.append(item)
-            needed.update(uses)
-            continue
-        member = [cast(_Shaped, shapes[i]) for i in item]
+            return self._kept(item)
+        member = [cast(_Shaped, self.shapes[i]) for i in item]
         (fmt, kinds), _, _ = member[0]
         fields = []
         for column, kind in zip(zip(*(m[1] for m in member), strict=True), kinds, strict=True):
             first = column[0]
             if all(x == first for x in column):  # one value for every row: broadcast
                 fields.append(ref(first))
-                needed.add(first)
+                self.needed.add(first)
             elif kind:  # rows of one earlier pack (grouped by where array operands are)
-                which = row_of[first][0]
-                rows = [row_of[x][1] for x in column]
-                fields.append(_rows(which, rows, len(packs[which]), extra, index))
+                which = self.row_of[first][0]
+                rows = [self.row_of[x][1] for x in column]
+                fields.append(_rows(which, rows, len(self.packs[which]), self.extra, self.index))
             else:  # one number per row: a column
-                fields.append(_column(column, producer, numbers, len(packs), extra, index))
-        written.append((row_of[stmts[item[0]][0]][0], fmt.format(*fields)))
+                at = len(self.packs)
+                fields.append(
+                    _column(column, self.producer, self.numbers, at, self.extra, self.index)
+                )
+        return (self.row_of[self.stmts[item[0]][0]][0], fmt.format(*fields))
 
-    out: list[Stmt] = []
-    if numbers:  # the inputs columns read, gathered once: each column is rows of it
-        expr = f"np_col(({''.join(ref(x) + ', ' for x in numbers)}))"
-        out.append((f"p{len(packs)}", expr, tuple(numbers)))
-    for w in written:
-        if isinstance(w, int):
-            out.append(stmts[w])
-            continue
-        if len(w) == 3:
-            out.append(w)
-            continue
-        which, expr = w
-        name = f"p{which}"
-        out.append((name, expr, reads([expr])))
-        for r, i in enumerate(packs[which]):
-            target = stmts[i][0]
-            if target in needed:
-                out.append((target, f"{ref(name)}[{r}]", (name,)))
-    return out, extra
+    def _kept(self, i: int) -> _Written:
+        """Statement ``i``, not packed: a sum over the batch reads packs' rows as blocks."""
+        target, expr, uses = self.stmts[i]
+        if expr.startswith(_SUMS):
+            # a sum of variables over the batch: a pack's rows in order read as one block
+            names, size = list(uses), expr.rsplit(", ", 1)[1]  # its uses: the summed
+            n = len(self.stmts)  # not in a pack: after the packs, in their order
+            order = sorted(range(len(names)), key=lambda m: self.row_of.get(names[m], (n, m)))
+            self.moved[target] = [0] * len(names)
+            for position, m in enumerate(order):
+                self.moved[target][m] = position
+            args = _blocks(
+                [names[m] for m in order], self.row_of, self.packs, self.extra, self.index
+            )
+            self.needed.update(x for a in args if (x := named(a)) is not None)
+            expr = f"batch_sums(({''.join(a + ', ' for a in args)}), {size}"
+            return (target, expr, reads([expr]))
+        self.needed.update(uses)
+        result = _result(expr, uses)
+        if result is not None and result[0] in self.moved:  # one of those sums, moved
+            return (target, f"{ref(result[0])}[{self.moved[result[0]][result[1]]}]", uses)
+        return i
+
+    def statements(self, written: list[_Written]) -> list[Stmt]:
+        """The program: columns gathered first, then each statement, a pack and its rows read."""
+        out: list[Stmt] = []
+        if self.numbers:  # the inputs columns read, gathered once: each column is rows of it
+            expr = f"np_col(({''.join(ref(x) + ', ' for x in self.numbers)}))"
+            out.append((f"p{len(self.packs)}", expr, tuple(self.numbers)))
+        for w in written:
+            if isinstance(w, int):
+                out.append(self.stmts[w])
+                continue
+            if len(w) == 3:
+                out.append(w)
+                continue
+            which, expr = w
+            name = f"p{which}"
+            out.append((name, expr, reads([expr])))
+            for r, i in enumerate(self.packs[which]):
+                target = self.stmts[i][0]
+                if target in self.needed:
+                    out.append((target, f"{ref(name)}[{r}]", (name,)))
+        return out
 
 
 def _result(expr: str, uses: tuple[str, ...]) -> tuple[str, int] | None:
