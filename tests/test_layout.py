@@ -127,3 +127,29 @@ def test_design_doc_names_every_module() -> None:
     actual = {str(p.relative_to(PACKAGE)) for p in MODULES.values()}
     assert actual - named == set(), f"design.md does not describe {sorted(actual - named)}"
     assert named - actual == set(), f"design.md describes missing modules: {named - actual}"
+
+
+COMPILER = sorted((PACKAGE / "compiler").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", COMPILER, ids=lambda p: p.name)
+def test_the_compiler_reads_no_code_as_text(path: Path) -> None:
+    """Statements are data (`compiler.stmts`): no pass parses generated code again."""
+    tree = ast.parse(path.read_text())
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert not imported & {"re", "ast"}
+
+
+@pytest.mark.parametrize("path", COMPILER, ids=lambda p: p.name)
+def test_the_compilers_modules_and_functions_are_small(path: Path) -> None:
+    """A module a newcomer can read: at most 600 lines, no function over 60."""
+    text = path.read_text()
+    assert text.count("\n") <= 600
+    long = [
+        f"{n.name}: {n.end_lineno - n.lineno + 1}"  # type: ignore[operator]  # set by ast.parse
+        for n in ast.walk(ast.parse(text))
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+        and n.end_lineno - n.lineno + 1 > 60  # type: ignore[operator]  # set by ast.parse
+    ]
+    assert long == []
