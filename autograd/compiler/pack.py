@@ -75,8 +75,9 @@ def pack(
     statements, in an order that computes every value before its use, and
     the globals they read.
     """
-    arrays = {x for x in varying if x not in {t for t, _, _ in stmts}}  # inputs that are
-    arrays.update(t for t, _, _ in stmts if t in packable)  # and what surely gives one
+    targets = {t for t, _, _ in stmts}
+    arrays = {x for x in varying if x not in targets}  # the inputs that are arrays,
+    arrays.update(t for t in targets if t in packable)  # and what surely gives one
     shapes = [
         _shape(e, packable[t], varying, arrays) if t in packable else None for t, e, _ in stmts
     ]
