@@ -124,8 +124,6 @@ def items(seq: str, first: int, step: int, count: int, length: int | None = None
             return f"reversed({seq})"
     if step == 1:
         return f"{seq}[{first}:{first + count}]"
-    if step == -1:
-        return f"{seq}[{last}:{first + 1}][::-1]"
     if step > 0:
         return f"{seq}[{first}:{last + 1}:{step}]"
     return f"{seq}[{first}:{last - 1 if last else ''}:{step}]"
