@@ -15,7 +15,7 @@ from __future__ import annotations
 import bisect
 import collections
 import weakref
-from collections.abc import Container, Iterator
+from collections.abc import Container
 from typing import cast
 
 from autograd.compiler import periods
@@ -171,11 +171,6 @@ class ForwardLoops(Writer):
             return True
         readers = collections.Counter(x for _, ins in order for x in ins if x in variables)
         return all(readers[x] == 1 for x in variables)
-
-    def _streamed(self, per: periods.Period) -> Iterator[int]:
-        """The indices of the inputs a run's iterations read, one an iteration per stream."""
-        for first, step in per.inputs:
-            yield from range(first, first + step * per.count, step)
 
     def _list_streams(
         self, order: list[Ordered], per: periods.Period
