@@ -191,7 +191,8 @@ class Writer:
         self.options = options
         self.budget = budget = options.budget
         self.batch = batch
-        self.limit = budget if batch is not None else max(budget, options.trace_limit)
+        # statements written before `reroll` rolls runs into loops (a batch's too, at `link`)
+        self.limit = max(budget, options.trace_limit)
         self.rolls = rolls and batch is None
         self._start_nodes(inputs, floats)
         self._start_batch(batch)
