@@ -813,3 +813,23 @@ def test_a_few_examples_run_the_compiled_loop_and_many_one_batch(
     assert batched_calls == []  # not even tried
     jit(ag.vmap(ag.grad(f)))(many)
     assert batched_calls == [True]
+
+
+@needs_numpy
+def test_a_batch_over_the_budget_until_it_is_rolled_compiles() -> None:
+    """A batched program is written whole before `reroll` rolls it, as a scalar one is: the
+    budget counts what is compiled. A deep chain's gradient over 8 examples once fell back
+    to tracing the examples' loop (a 100,000-step chain: 89 s, then every call eager)."""
+
+    def chain(x: Scalar) -> Scalar:
+        for _ in range(1000):
+            x = ag.tanh(0.9 * x + 0.1)
+        return x
+
+    xs = [0.1 * i - 0.3 for i in range(8)]
+    before = dict(jit_module.FALLBACKS)
+    options = Options(budget=2000, batch_from=1)  # ~4,500 statements written, far fewer rolled
+    with arrays.exact():  # NumPy's tanh is not math's in every last bit (docs/vmap.md)
+        got = ag.jit(ag.vmap(ag.grad(chain)), options=options)(xs)
+    assert dict(jit_module.FALLBACKS) == before
+    assert bits(got) == bits([ag.grad(chain)(x) for x in xs])
