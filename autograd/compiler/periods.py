@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from autograd.compiler import runs
 from autograd.compiler.loops import Loop, items
 from autograd.compiler.options import DEFAULT, Options
-from autograd.compiler.stmts import Stmt, ref
+from autograd.compiler.stmts import Fields, Stmt, ref
 
 HEAD = 3
 """Iterations written as usual before a loop: the first reads what precedes the run, the
@@ -132,20 +132,13 @@ def find(
 
 def shape(stmts: Sequence[Stmt], roles: dict[str, Role]) -> tuple[str, ...]:
     """The statements' templates with each name that has a role replaced by it."""
-    shown = _Shown(roles)
+    shown = Fields(lambda name: _shown(roles.get(name), name))
     return tuple([template.format_map(shown) for _, template, _ in stmts])
 
 
-class _Shown(dict[str, str]):
+def _shown(role: Role | None, name: str) -> str:
     """A name in a shape: its role if it has one, else itself (marked apart from roles)."""
-
-    def __init__(self, roles: dict[str, Role]) -> None:
-        super().__init__()
-        self.roles = roles
-
-    def __missing__(self, name: str) -> str:
-        role = self.roles.get(name)
-        return f"<{name}>" if role is None else f"<{role[0]} {role[1]}>"
+    return f"<{name}>" if role is None else f"<{role[0]} {role[1]}>"
 
 
 def own_roles(this: Sequence[Stmt], before: Sequence[Stmt]) -> dict[str, Role]:
@@ -193,7 +186,7 @@ class _Body:
         self.carried = {k: f"_s{k}" if m <= k else f"_c{k}" for k, m in sorted(readers.items())}
         for k, v in self.carried.items():
             loop.carry(v, ref(template[k][0]), None if v == f"_s{k}" else f"_s{k}")
-        placed = _Placed(self)
+        placed = Fields(self.place)
         for m, (_, expr, _) in enumerate(template):
             loop.assign(m, expr.format_map(placed))
 
@@ -223,17 +216,6 @@ class _Body:
         if kind == "c":  # the state has no carried role: `codegen` checks before writing
             raise AssertionError(role)
         return self.stream(role)
-
-
-class _Placed(dict[str, str]):
-    """A template's name placed in a loop (`_Body.place`)."""
-
-    def __init__(self, body: _Body) -> None:
-        super().__init__()
-        self.body = body
-
-    def __missing__(self, name: str) -> str:
-        return self.body.place(name)
 
 
 class ForwardLoop(_Body):

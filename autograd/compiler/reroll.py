@@ -30,6 +30,7 @@ than `Options.max_period`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from itertools import islice
 
 from autograd.compiler.loops import Loop, items
@@ -47,7 +48,7 @@ from autograd.compiler.runs import (
     best_run,
     next_same,
 )
-from autograd.compiler.stmts import Stmt, named, reads, ref
+from autograd.compiler.stmts import Fields, Stmt, named, reads, ref
 
 
 class Rolled:
@@ -334,27 +335,24 @@ def _forms(
             operands.append(ops)
             continue
         ops = []
-        forms.append(intern(expr.format_map(_Operands(get, ops)), len(ids)))
+        forms.append(intern(expr.format_map(Fields(partial(_operand, get, ops))), len(ids)))
         operands.append(ops)
     return forms, operands
 
 
-class _Operands(dict[str, str]):
-    """A name of a statement's template in its form: which operand it is, or itself."""
+def _operand(index: Callable[[str], int | None], ops: list[int], name: str) -> str:
+    """A name of a statement's template in its form: which operand it is, or itself.
 
-    def __init__(self, index: Callable[[str], int | None], ops: list[int]) -> None:
-        super().__init__()
-        self.index, self.ops = index, ops
-
-    def __missing__(self, name: str) -> str:
-        j = self.index(name)
-        if j is None and name[0] == "a":  # an input
-            j = -1 - int(name[1:])
-        if j is None:  # a constant: part of the form
-            return "{" + name + "}"
-        if j not in self.ops:
-            self.ops.append(j)
-        return f"{{_{self.ops.index(j)}}}"
+    ``index``: the statement setting a name, if any; ``ops`` gets each operand once.
+    """
+    j = index(name)
+    if j is None and name[0] == "a":  # an input
+        j = -1 - int(name[1:])
+    if j is None:  # a constant: part of the form
+        return "{" + name + "}"
+    if j not in ops:
+        ops.append(j)
+    return f"{{_{ops.index(j)}}}"
 
 
 def _name(j: int, stmts: list[Stmt]) -> str:
@@ -498,34 +496,27 @@ def _body(
     for r in range(run.period):
         i = base + r
         names = [_name(j, stmts) for j in operands[i]]
-        place = _Place(loop, names, run.refs[r], carried, streams, stmts)
-        loop.assign(r, stmts[i][1].format_map(place))
+        place = partial(_place, loop, carried, streams, stmts, names, run.refs[r])
+        loop.assign(r, stmts[i][1].format_map(Fields(place)))
 
 
-class _Place(dict[str, str]):
+def _place(
+    loop: Loop,
+    carried: dict[tuple[int, int], str],
+    streams: dict[tuple[int, ...], str],
+    stmts: list[Stmt],
+    names: list[str],
+    refs: list[tuple[int, ...]],
+    name: str,
+) -> str:
     """Where a name of a run's body statement lives in the loop, by its operand's ref."""
-
-    def __init__(
-        self,
-        loop: Loop,
-        names: list[str],
-        refs: list[tuple[int, ...]],
-        carried: dict[tuple[int, int], str],
-        streams: dict[tuple[int, ...], str],
-        stmts: list[Stmt],
-    ) -> None:
-        super().__init__()
-        self.loop, self.names, self.refs = loop, names, refs
-        self.carried, self.streams, self.stmts = carried, streams, stmts
-
-    def __missing__(self, name: str) -> str:
-        if name not in self.names:  # an input or a constant: the same at every iteration
-            return self.loop.param(ref(name))
-        where = self.refs[self.names.index(name)]
-        if where[0] == LOCAL:
-            return f"_s{where[1]}"
-        if where[0] == CARRIED:
-            return self.carried[(where[1], where[2])]
-        if where[0] == FIXED:
-            return self.loop.param(ref(_name(where[1], self.stmts)))
-        return self.streams[where]
+    if name not in names:  # an input or a constant: the same at every iteration
+        return loop.param(ref(name))
+    where = refs[names.index(name)]
+    if where[0] == LOCAL:
+        return f"_s{where[1]}"
+    if where[0] == CARRIED:
+        return carried[(where[1], where[2])]
+    if where[0] == FIXED:
+        return loop.param(ref(_name(where[1], stmts)))
+    return streams[where]

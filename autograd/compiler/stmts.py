@@ -13,6 +13,7 @@ operand before its use computes the same values.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from string import Formatter
 
 Stmt = tuple[str, str, tuple[str, ...]]  # target name, template, names it reads
@@ -25,14 +26,22 @@ def ref(name: str) -> str:
     return "{" + name + "}"
 
 
-class Renamed(dict[str, str]):
-    """A mapping of names to what replaces them; a name it does not hold stays as it is."""
+class Fields(dict[str, str]):
+    """A template's fields filled by a function of the name: ``template.format_map(Fields(f))``.
+
+    Every pass that rewrites a statement's names (registers aside, a plain dict)
+    is one of these: a loop's locals, a shape's roles, a form's numbers.
+    """
+
+    def __init__(self, fill: Callable[[str], str]) -> None:
+        super().__init__()
+        self.fill = fill
 
     def __missing__(self, name: str) -> str:
-        return name
+        return self.fill(name)
 
 
-SAME = Renamed()
+SAME = Fields(str)
 """Every name as itself: a template formatted with it is its code."""
 
 

@@ -23,7 +23,7 @@ from autograd.compiler.chunks import Chunk
 from autograd.compiler.equations import as_eager
 from autograd.compiler.options import Options
 from autograd.compiler.periods import Period
-from autograd.compiler.stmts import Stmt, ref
+from autograd.compiler.stmts import Fields, Stmt, ref
 from autograd.core.nodes import Const, Node, Op, eager_kind, parents
 from autograd.core.sym import Sym
 
@@ -402,7 +402,8 @@ def to_form(src: str, uses: tuple[str, ...], names: list[str]) -> Form:
     ``src`` reads a name not among ``names``.
     """
     at = {name: i for i, name in enumerate(names)}
-    return src.format_map(_Numbered(at)), tuple([at[u] for u in uses])
+    numbered = Fields(lambda name: "{{{" + str(at[name]) + "}}}")  # the number's field, in braces
+    return src.format_map(numbered), tuple([at[u] for u in uses])
 
 
 def form_elementwise(s: Sym, names: list[str]) -> FormElementwise:
@@ -416,14 +417,3 @@ def named_elementwise(e: FormElementwise, names: list[str]) -> Elementwise:
 
 
 _NONE: frozenset[str] = frozenset()
-
-
-class _Numbered(dict[str, str]):
-    """A name as a `Form` writes it: its number's field, inside a template's braces."""
-
-    def __init__(self, at: dict[str, int]) -> None:
-        super().__init__()
-        self.at = at
-
-    def __missing__(self, name: str) -> str:
-        return "{{{" + str(self.at[name]) + "}}}"
