@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 
 import pytest
-from hypothesis import find, given, settings
+from hypothesis import assume, find, given, settings
 from hypothesis import strategies as st
 
 from autograd import Leaf, Node
@@ -131,6 +131,11 @@ def test_deep_where_nesting_counts_toward_the_limit() -> None:
 
 @given(expressions(ops=ALL_OPS, max_nodes=12))
 def test_source_text_reads_back_to_the_same_numbers(e: Expr) -> None:
+    # Text has no shared subexpressions: one object used twice is one node of the graph, and
+    # its cotangents add up in another order than two nodes' (hypot(s, s) with s = sqrt(x):
+    # a Hessian of -0.9999999999999999 against -1.0). Compare expressions text can write.
+    inner = [id(n) for n in postorder(e) if not isinstance(n, Var | Num)]
+    assume(len(set(inner)) == len(inner))
     again = parse(to_source(e))
     assert to_source(parse(to_source(again))) == to_source(again)
     inputs = {n: 0.5 + i for i, n in enumerate(names(e))}
