@@ -20,11 +20,11 @@ import attrs
 import pytest
 
 import autograd as ag
-from autograd.compiler import chunks, forward
+from autograd.compiler import chunks, equations
 from autograd.compiler import codegen as _codegen
 from autograd.compiler.options import Options
 from autograd.compiler.stmts import Stmt
-from autograd.core.nodes import NODE, Node, Scalar, Sigmoid
+from autograd.core.nodes import Node, Scalar, Sigmoid
 
 sys.path.insert(0, str(Path(__file__).parent))
 import jit_fuzz  # the fuzzer is a script beside the tests
@@ -254,15 +254,15 @@ _Code = list[
     ]
     | None
 ]
-_Rule = Callable[[_codegen.Program, Node, tuple[Node, ...], str], _Code]
+_Rule = Callable[[_codegen.Program, Node, tuple[Node, ...], int, str], _Code]
 
 
 def _wrong_sigmoid_rule(rule: _Rule) -> _Rule:
-    def wrong(self: _codegen.Program, node: Node, ins: tuple[Node, ...], g: str) -> _Code:
+    def wrong(self: _codegen.Program, node: Node, ins: tuple[Node, ...], key: int, g: str) -> _Code:
         if type(node) is Sigmoid:
             v = self.names[node]
             return [(f"{{{g}}} * (1.0 - {{{v}}})", (g, v), None, None)]  # forgot the factor s
-        return rule(self, node, ins, g)
+        return rule(self, node, ins, key, g)
 
     return wrong
 
@@ -274,5 +274,12 @@ def test_fuzz_catches_a_planted_defect(monkeypatch: pytest.MonkeyPatch, defect: 
     elif defect == "rule":
         monkeypatch.setattr(_codegen.Program, "_rule", _wrong_sigmoid_rule(_codegen.Program._rule))
     else:  # every number compiled as a node: the undifferentiated exponent's path is lost
-        monkeypatch.setattr(forward, "kind_in_order", lambda *_: NODE)
+        walk = equations.walk
+
+        def no_plain(
+            inputs: Sequence[Node], outputs: Sequence[Node], plain: object, floats: set[Node]
+        ) -> equations.Walk:
+            return walk(inputs, outputs, frozenset(), floats)
+
+        monkeypatch.setattr(equations, "walk", no_plain)
     assert next(disagreements(range(3000)), None) is not None

@@ -83,7 +83,6 @@ def compile_traced(
     ``columns`` are the nodes of batched `vmap` results among it; ``trees`` the
     traced arguments' trees, ``wrt`` the variables of those at ``nums``.
     """
-    program.guards(state.guards)
     if vg is None:
         return _compile_plain(program, result, fn, columns, state)
     return _compile_grad(program, vg, nums, result, wrt, trees, columns, state)
@@ -112,7 +111,7 @@ def _compile_plain(
 ) -> Entry:
     leaves, tree = named_result_leaves(result, "output", fn)
     nodes: list[Node] = [x for x in leaves if isinstance(x, _Arith)]
-    program.forward(nodes, stacked=True)  # no sweep: runs read later roll too
+    program.forward(nodes, state.guards, stacked=True)  # no sweep: runs read later roll too
     sizes = _outputs(program, nodes, columns)
     linked = program.link([program.names[x] for x in nodes])
     record(program, nodes, None, (), state)
@@ -142,7 +141,7 @@ def _compile_grad(
     aux_fixed = [_OUT if isinstance(x, _Arith) else x for x in aux_leaves]
     root = out if isinstance(out, _Arith) else None
     roots = [root] if root is not None else []
-    program.forward([*roots, *aux_nodes])
+    program.forward([*roots, *aux_nodes], state.guards)
     _outputs(program, roots, set())  # the value is one number (a batch's: the loop's error)
     sizes = [(0, False)] * (len(roots) + len(wrt)) + _outputs(program, aux_nodes, columns)
     grads = program.backward(root, wrt) if root is not None else ["0.0"] * len(wrt)

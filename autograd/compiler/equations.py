@@ -21,26 +21,29 @@ from __future__ import annotations
 
 import math
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import NamedTuple, cast
 
 import attrs
 
 from autograd.compiler import periods
 from autograd.compiler.options import DEFAULT
-from autograd.core.batching import is_batch_sum
+from autograd.core.batching import BATCH_SUM
 from autograd.core.nodes import (
     COMPARE_SYMBOLS,
+    CONST,
+    NODE,
     OPS,
     PLAIN,
+    VARIABLE_ONE,
     Const,
     Leaf,
+    Mul,
     Node,
     Op,
-    kind_in_order,
 )
 from autograd.core.sym import Sym, literal, sym
-from autograd.walks import toposort_many
+from autograd.walks import toposort
 
 
 class Var(NamedTuple):
@@ -137,6 +140,176 @@ def _bits(params: tuple[tuple[str, object], ...]) -> tuple[object, ...]:
     return tuple([_BITS(v) if type(v) is float else v for _, v in params])
 
 
+class ExternalNodeError(ValueError):
+    """The graph reaches a variable that is not one of the traced inputs."""
+
+
+class NotBatchable(Exception):
+    """A batched trace mixes what one batched program cannot compute: `jit` loops instead."""
+
+
+class Walk:
+    """A traced graph's equations as the compiler reads them, inputs before users.
+
+    Per equation (a node of the graph with inputs): its node and input nodes
+    (``order``) and the number of its structural key (``forms``; ``keys[f]`` is
+    key ``f``). Constants and inputs are not equations: they are read by them.
+    """
+
+    __slots__ = ("at", "consts", "ends", "forms", "keys", "operands", "order")
+
+    def __init__(self) -> None:
+        self.order: list[tuple[Node, tuple[Node, ...]]] = []
+        self.forms: list[int] = []
+        self.keys: list[tuple[object, ...]] = []
+        self.consts: list[Const] = []
+        """The constants the equations read, first read first."""
+        self.ends: list[int] = []
+        """Per output walked: how many equations compute it and the outputs before it."""
+        self.operands: list[list[int]] = []
+        """Per equation, its distinct variables' positions, as its key numbers them: an
+        equation's, or an input's ``-1 - index``. What the loop finder reads (`runs`)."""
+        self.at: dict[Node, int] = {}
+        """Each input's and equation's position, as in ``operands``."""
+
+
+def walk(
+    inputs: Sequence[Node], outputs: Sequence[Node], plain: Collection[Node], floats: set[Node]
+) -> Walk:
+    """The equations computing ``outputs`` from ``inputs``, in `toposort`'s order, keyed.
+
+    ``plain``: the inputs that are plain numbers in the eager call; ``floats``
+    gets every node that is (its eager kind, `nodes.eager_kind`, is `PLAIN`).
+    An equation's key is its op, whether it is a plain float, its inputs by
+    role (a constant's bits, or which of its distinct variables it reads and
+    whether that one is plain) and its static fields (floats by bits): two
+    equations with equal keys compute the same code up to their variables.
+
+    Raises:
+        ExternalNodeError: if the graph reaches a variable that is not an input.
+    """
+    w = Walk()
+    order, forms, consts, operands = w.order, w.forms, w.consts, w.operands
+    at = w.at = {x: -1 - i for i, x in enumerate(inputs)}
+    kinds = {x: PLAIN for x in inputs if x in plain}  # a node's kind, if not `NODE`
+    kind_of = kinds.get
+    ids: dict[tuple[object, ...], int] = {}
+    bits: dict[Node, bytes] = {}  # a constant's, read by many equations
+    # most equations' keys follow from their class and what they read (kinds, constants'
+    # bits): that signature's key number and kind, once per signature (`_key_of`)
+    signatures: dict[object, tuple[int, int]] = {}
+    statics: set[type] = set()
+    for out in outputs:
+        for node, ins in toposort(out, at):
+            if node in at:  # an input, or walked for an earlier output
+                continue
+            kind = type(node)
+            if kind is Const:
+                if node not in bits:
+                    bits[node] = _BITS(cast(Const, node).value)
+                    consts.append(cast(Const, node))
+                continue
+            if not ins:
+                raise ExternalNodeError(
+                    f"the graph reaches a variable that is not an input: {node!r}"
+                )
+            sig, ops = _signature(kind, ins, kind_of, bits, at)
+            got = signatures.get(sig) if kind not in statics else None
+            if got is None:
+                got = _key_of(cast(Op, node), ins, kinds, bits, ids)
+                if cast(Op, node).static_fields:
+                    statics.add(kind)
+                elif sig is not None:
+                    signatures[sig] = got
+            form, k = got
+            if k != NODE:
+                kinds[node] = k
+                if k == PLAIN:
+                    floats.add(node)
+            at[node] = len(order)
+            order.append((node, ins))
+            operands.append(ops)
+            forms.append(form)
+        w.ends.append(len(order))
+    w.keys = list(ids)
+    return w
+
+
+def _signature(
+    kind: type,
+    ins: tuple[Node, ...],
+    kind_of: Callable[[Node, int], int],
+    bits: dict[Node, bytes],
+    at: dict[Node, int],
+) -> tuple[object, list[int]]:
+    """What an equation of one or two inputs' key follows from (None: not known), its operands.
+
+    Its class, and per input a constant's bits or a variable's kind (and whether
+    both inputs are one); a constant second input's marks, `VARIABLE_ONE` or
+    `BATCH_SUM`. The operands: the positions of its distinct variables.
+    """
+    if len(ins) == 1:
+        x = ins[0]
+        if type(x) is Const:
+            return (kind, bits[x]), []
+        return (kind, kind_of(x, NODE)), [at[x]]
+    if len(ins) != 2:
+        return None, _positions(ins, at)
+    x, y = ins
+    if type(y) is Const:
+        marks = y is VARIABLE_ONE, y is BATCH_SUM
+        if type(x) is Const:
+            return (kind, bits[x], bits[y], marks), []
+        return (kind, kind_of(x, NODE), bits[y], marks), [at[x]]
+    if type(x) is Const:
+        return (kind, bits[x], kind_of(y, NODE)), [at[y]]
+    if x is y:
+        return (kind, kind_of(x, NODE), None), [at[x]]
+    return (kind, kind_of(x, NODE), kind_of(y, NODE)), [at[x], at[y]]
+
+
+def _positions(ins: tuple[Node, ...], at: dict[Node, int]) -> list[int]:
+    """The positions of an equation's distinct variables, in the order they are read."""
+    ops: list[int] = []
+    for x in ins:
+        if type(x) is not Const and at[x] not in ops:
+            ops.append(at[x])
+    return ops
+
+
+def _key_of(
+    op: Op,
+    ins: tuple[Node, ...],
+    kinds: dict[Node, int],
+    bits: dict[Node, bytes],
+    ids: dict[tuple[object, ...], int],
+) -> tuple[int, int]:
+    """An equation's key's number (a new key gets the next) and its eager kind (`walk`)."""
+    prim = op.name
+    if type(op) is Mul and op.y is BATCH_SUM:
+        ins, prim = ins[:1], "batch_sum"  # a vmap's batch summed: one number again
+    roles: list[object] = []
+    seen: list[Node] = []
+    got: set[int] = set()
+    for x in ins:
+        if type(x) is Const:
+            roles.append(bits[x])
+            continue
+        k = kinds.get(x, NODE)
+        got.add(k)
+        i = next((j for j, y in enumerate(seen) if y is x), len(seen))
+        if i == len(seen):
+            seen.append(x)
+        roles.append((i, k == PLAIN))
+    if NODE in got or (type(op) is Mul and op.y is VARIABLE_ONE):  # a transform's variable
+        k = NODE
+    else:
+        k = PLAIN if PLAIN in got else CONST
+    values = _bits(_params(op, op.static_fields))
+    key = (prim, k == PLAIN, tuple(roles), values)
+    return ids.setdefault(key, len(ids)), k
+
+
 def forward(
     inputs: Sequence[Node],
     plain: Sequence[Node],
@@ -149,32 +322,36 @@ def forward(
     ``batches``: under ``jit`` of ``vmap``, the examples each node that varies holds.
 
     Raises:
-        ValueError: if the graph reaches a variable that is not an input.
+        ExternalNodeError: if the graph reaches a variable that is not an input.
     """
     plain_set = frozenset(plain)
+    w = walk(inputs, outputs, plain_set, set())
+    return equations_of(w, inputs, plain_set, batches)
+
+
+def equations_of(
+    w: Walk,
+    inputs: Sequence[Node],
+    plain: Collection[Node],
+    batches: Mapping[Node, int] | None = None,
+) -> tuple[list[Var], list[Eqn], dict[Node, Var]]:
+    """A walk's equations as records: each a `Var` per node, its input atoms and its key."""
+    get_batch = batches.get if batches else None
     names: dict[Node, Var] = {}
-    kinds: dict[Node, int] = {}
     for i, x in enumerate(inputs):
-        names[x] = Var(f"a{i}", x in plain_set, batches.get(x, 0) if batches else 0)
-        kind_in_order(x, (), plain_set, kinds)
+        names[x] = Var(f"a{i}", x in plain, get_batch(x, 0) if get_batch else 0)
     eqns: list[Eqn] = []
-    append, get_batch = eqns.append, (batches.get if batches else None)
-    for node, ins in toposort_many(list(outputs), stop=names.keys()):
-        kind = type(node)
-        if kind is Const or node in names:
-            continue
-        if kind is Leaf:
-            raise ValueError(f"the graph reaches a variable that is not an input: {node!r}")
+    keys = w.keys
+    for (node, ins), form in zip(w.order, w.forms, strict=True):
         op = cast(Op, node)
-        if is_batch_sum(node):  # a vmap's batch summed: one number again
+        key = keys[form]
+        prim = cast(str, key[0])
+        if prim == "batch_sum":
             ins = ins[:1]
-        is_plain = bool(ins) and kind_in_order(node, ins, plain_set, kinds) == PLAIN
         batch = get_batch(node, 0) if get_batch is not None else 0
-        out = names[node] = Var(f"v{len(names)}", is_plain, batch)
+        out = names[node] = Var(f"v{len(names)}", cast(bool, key[1]), batch)
         atoms = tuple([Lit(x.value) if type(x) is Const else names[x] for x in ins])
-        prim = "batch_sum" if len(ins) < len(op.inputs) else op.name
-        params = _params(op, op.static_fields)
-        append(Eqn(prim, atoms, (out,), params, _key(prim, is_plain, atoms, _bits(params))))
+        eqns.append(Eqn(prim, atoms, (out,), _params(op, op.static_fields), key))
     return [names[x] for x in inputs], eqns, names
 
 
@@ -190,10 +367,9 @@ def backward(
     Each op's rule runs on `Sym` stand-ins named as the variables, so each
     contribution's equation records which variables the rule reads.
     """
-    wanted = set(wrt)
-    needs: set[Node] = set()
+    needs = set(wrt)
     for node, ins in graph:
-        if node in wanted or not needs.isdisjoint(ins):
+        if not needs.isdisjoint(ins):
             needs.add(node)
     if root not in needs:
         return [], [Lit(0.0)] * len(wrt)

@@ -12,19 +12,14 @@ one is named as an item of its run's list (`element`, through `_Names`).
 
 from __future__ import annotations
 
-import bisect
 import collections
 import weakref
-from collections.abc import Container
 from typing import cast
 
 from autograd.compiler import periods
 from autograd.compiler.stmts import Stmt, reads, ref
 from autograd.compiler.writer import Ordered, Writer
-from autograd.core.nodes import Const, Node, eager_kind
-
-_INPUT: periods.Role = ("in", -1)
-"""The role of a node of a run's iteration that is an input (its readers name it by stream)."""
+from autograd.core.nodes import Node
 
 _Slots = tuple[periods.Role | str, ...]
 """Per node of a run's iteration: its role in the loop, or the name it stands for."""
@@ -37,10 +32,6 @@ class ForwardLoops(Writer):
         """From now on, a node a loop computed is named when read: an item of its run's list."""
         if type(self.names) is dict:
             self.names = _Names(self, self.names)
-
-    def _stop(self) -> Container[Node]:
-        """What a walk from an output stops at: named nodes, and nodes rolled runs computed."""
-        return self.names.keys() if not self.stacks else _Stop(self)
 
     def _loop_forward(self, order: list[Ordered], per: periods.Period, at: dict[int, int]) -> bool:
         """Write a run's looped iterations as a call of one loop, if their statements agree.
@@ -62,7 +53,6 @@ class ForwardLoops(Writer):
         if lists is None:
             return False
         loop, call = self._call_loop(per, its[head - 1], roles, slots, lists)
-        self._name_looped_constants(order, per)
         self._name_last_looped(order, per, slots, loop, call)
         return True
 
@@ -70,7 +60,7 @@ class ForwardLoops(Writer):
         self, order: list[Ordered], per: periods.Period, its: list[list[Stmt]]
     ) -> tuple[dict[str, periods.Role], _Slots] | None:
         """The last head iteration's roles and slots, if the one before agrees with it."""
-        head, names, inputs = periods.HEAD, self.names, self._inputs_at()
+        head, names = periods.HEAD, self.names
         shapes = []
         roles: dict[str, periods.Role] = {}
         slots: _Slots = ()
@@ -81,10 +71,9 @@ class ForwardLoops(Writer):
             roles.update(
                 {names[order[a + b * q][0]]: ("l", i) for i, (a, b) in enumerate(per.lists)}
             )
-            # an input's own node is named already; readers find it by its stream's role
-            slots = tuple([_INPUT if x in inputs else roles.get(names[x], names[x]) for x in nodes])
+            slots = tuple([roles.get(names[x], names[x]) for x in nodes])
             shapes.append((periods.shape(its[q], roles), slots, [x in self.floats for x in nodes]))
-        named_elsewhere = [r for r in slots if type(r) is tuple and r[0] != "s" and r != _INPUT]
+        named_elsewhere = [r for r in slots if type(r) is tuple and r[0] != "s"]
         if shapes[0] != shapes[1] or named_elsewhere:
             return None  # a node named as the previous iteration's value, or as an input
         return roles, slots
@@ -110,18 +99,6 @@ class ForwardLoops(Writer):
         per.loop = (loop, call)
         return loop, call
 
-    def _name_looped_constants(self, order: list[Ordered], per: periods.Period) -> None:
-        """Name the constants of a run's looped iterations, which the loop read as literals."""
-        names = self.names
-        # a constant is read by its bits' name: one in a looped iteration may be read later
-        lo, hi = per.first(periods.HEAD), per.first(per.count - periods.TAIL)
-        for p in self._const_at[bisect.bisect_left(self._const_at, lo) :]:
-            if p >= hi:
-                break
-            c = order[p][0]
-            names[c] = self.const(cast(Const, c).value)
-            self.kinds[c] = eager_kind(c, self.plain_inputs, self.kinds)
-
     def _name_last_looped(
         self,
         order: list[Ordered],
@@ -133,11 +110,8 @@ class ForwardLoops(Writer):
         """Name the last looped iteration's nodes, which the tail reads: from the loop's finals."""
         names = self.names
         unpacked: dict[int, str] = {}
-        like = self._iteration(order, per, periods.HEAD - 1)
         for j, node in enumerate(self._iteration(order, per, per.count - periods.TAIL - 1)):
             slot = slots[j]
-            if slot == _INPUT:  # an input: named already
-                continue
             if type(slot) is tuple:
                 name = unpacked.get(slot[1])
                 if name is None:
@@ -146,9 +120,6 @@ class ForwardLoops(Writer):
             else:
                 name = cast(str, slot)
             names[node] = name
-            self.kinds[node] = self.kinds[like[j]]
-            if like[j] in self.floats:
-                self.floats.add(node)
 
     def _streams_roll(self, order: list[Ordered], per: periods.Period) -> bool:
         """Whether a run's input streams can be looped over.
@@ -186,7 +157,7 @@ class ForwardLoops(Writer):
                 return None
             i, j = divmod(first - run.start, run.size)
             s = step // run.size
-            if not 0 <= i + s * (per.count - 1) < run.count or run.loop[0].slots[j] == _INPUT:  # type: ignore[index]  # rolled
+            if not 0 <= i + s * (per.count - 1) < run.count:
                 return None
             found.append((run, j, i + s * periods.HEAD, s))
         return [(self._stack(run, j, order), i, s) for run, j, i, s in found]
@@ -244,10 +215,6 @@ class ForwardLoops(Writer):
         name = f"g{len(self.stmts)}"
         self.emit(name, f"{ref(values)}[{q}]", (values,))
         dict.__setitem__(self.names, node, name)
-        like = order[per.first(periods.HEAD - 1) + j][0]  # the loop's template
-        self.kinds[node] = self.kinds[like]
-        if like in self.floats:
-            self.floats.add(node)
         return name
 
     def _name_stacked_reads(self, nodes: list[Ordered]) -> None:
@@ -279,13 +246,3 @@ class _Names(dict[Node, str]):
         if program is None:
             raise KeyError(node)
         return program.element(node)
-
-
-class _Stop:
-    """What a later walk stops at once runs are rolled: named nodes, and looped ones."""
-
-    def __init__(self, program: ForwardLoops) -> None:
-        self.program = program
-
-    def __contains__(self, node: object) -> bool:
-        return node in self.program.names or self.program._looped(node) is not None  # type: ignore[arg-type]  # a node, from `toposort`

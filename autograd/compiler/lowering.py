@@ -15,7 +15,6 @@ from autograd.compiler import equations
 from autograd.compiler.codegen import Program
 from autograd.core.context import TraceState
 from autograd.core.nodes import Node
-from autograd.walks import toposort_many
 
 
 class Lowered:
@@ -79,12 +78,10 @@ def record(
     if into is None:
         return
     into.sources = list(program.sources)
-    inputs = program.input_nodes
-    roots = [root] if root is not None else []
-    compared = [x for _, a, b, _ in state.guards for x in (a, b)]
     sizes = {x: program.sizes[b - 1] for x, b in program.batch_of.items()}
-    vars_, eqns, names = equations.forward(
-        inputs, list(program.plain_inputs), [*roots, *outputs, *compared], sizes
+    # the compile's own walk: what is printed is what was compiled
+    vars_, eqns, names = equations.equations_of(
+        program.walk, program.input_nodes, program.plain_inputs, sizes
     )
     guards = [
         equations.Guard(op, equations.atom(x, names), equations.atom(y, names), outcome)
@@ -93,11 +90,11 @@ def record(
     backward: list[equations.Eqn] = []
     gradients: list[equations.Atom] = []
     if root is not None:
-        graph = toposort_many([root], stop=wrt)
+        graph = program.walk.order[: program.walk.ends[0]]
         backward, gradients = equations.backward(graph, names, eqns, root, wrt)
     elif wrt:
         gradients = [equations.Lit(0.0)] * len(wrt)
-    outs = [equations.atom(x, names) for x in [*roots, *outputs]]
+    outs = [equations.atom(x, names) for x in [*([root] if root is not None else []), *outputs]]
     into.program = equations.Program(
         tuple(vars_), tuple(eqns), tuple(outs), tuple(guards), tuple(backward), tuple(gradients)
     )

@@ -29,7 +29,6 @@ from autograd.compiler.writer import (
 )
 from autograd.core.nodes import Node
 from autograd.core.sym import Sym, arrays, sym
-from autograd.walks import toposort
 
 _SUM = "prev + (...)"
 """Marks the form of a sweep's sum ``prev + (contribution)`` built on a contribution's form."""
@@ -57,33 +56,35 @@ class Sweep(Writer):
         if self.stacks:  # a sweep over a run whose values other runs read: not written
             raise periods.Unrolled(root)
         wanted = set(wrt)
-        # Variables are leaves: stopping at them changes nothing, so `forward`'s walk
-        # from the root, which stopped only at the inputs, is the sweep's order too.
-        order = self.orders.get(root) or toposort(root, stop=wanted)
-        self._check(len(order) // 2)  # a lower bound: sums pass cotangents on for free
-        needs: set[Node] = set()  # nodes with a path to a variable: the rest is dead code
-        for node, ins in order:
-            if node in wanted or not needs.isdisjoint(ins):
+        w = self.walk
+        if root is not self.first_output:
+            raise AssertionError("the sweep starts at the first output `forward` walked")
+        # the root's equations are the walk's first: `toposort(root)`, the eager sweep's order
+        end = w.ends[0]
+        order = w.order
+        self._check(end // 2)  # a lower bound: sums pass cotangents on for free
+        needs = set(wanted)  # nodes with a path to a variable: the rest is dead code
+        for node, ins in order[:end]:
+            if not needs.isdisjoint(ins):
                 needs.add(node)
         if root not in needs:
             return ["0.0"] * len(wrt)
         cot: dict[Node, str] = {root: self.const(1.0)}
         if self.batch is None:  # scalar programs: a batch mean's seed reaches its terms as 1/n
             self.seed = cot[root]
-        done = self._completions(order, wanted) if self.batch_of else {}
+        if not self.batch_of:  # one number per node: the sweep alone
+            self._sweep(end, self.rolled, cot, needs)
+            return [cot.get(x, "0.0") for x in wrt]
+        done = self._completions(order[:end], wanted)
         ready: list[Node] = []  # variables whose cotangents are complete, not yet summed
         group = _sum_group(max(self.sizes, default=1), self.options.sum_group)
-        if not self.batch_of:  # one number per node: the sweep alone
-            found = self.periods.get(root, [])
-            if self.periods and not (found and order is self.orders.get(root)):
-                raise periods.Unrolled  # this sweep reaches nodes the forward pass rolled
-            self._sweep(order, found, cot, needs)
-            return [cot.get(x, "0.0") for x in wrt]
-        for node, ins in reversed(order):
-            if ins and self.vcot:  # a variable's sums wait for the end: nothing reads them before
+        forms = w.forms
+        for p in range(end - 1, -1, -1):
+            node, ins = order[p]
+            if self.vcot:  # a variable's sums wait for the end: nothing reads them before
                 self._sum_over_batches(node, cot)
-            if ins and node in needs and node in cot:
-                self._vjp(node, ins, cot, needs)
+            if node in needs and node in cot:
+                self._vjp(node, ins, forms[p], cot, needs)
             ready += done.get(node, ())
             if len(ready) >= group and self.vcot:
                 self._sum_variables_over_batches(ready, cot)
@@ -93,11 +94,7 @@ class Sweep(Writer):
         return [cot.get(x, "0.0") for x in wrt]
 
     def _sweep(
-        self,
-        order: list[Ordered],
-        found: list[periods.Period],
-        cot: dict[Node, str],
-        needs: set[Node],
+        self, end: int, found: list[periods.Period], cot: dict[Node, str], needs: set[Node]
     ) -> None:
         """The sweep of a scalar program; a run the forward pass rolled is rolled here too.
 
@@ -111,11 +108,13 @@ class Sweep(Writer):
             for q in range(per.count - tail - 1, per.count)
         }
         at: _Swept = {}
-        p = len(order)
+        order, forms = self.walk.order, self.walk.forms
+        p = end
         for e in [*sorted(marks, reverse=True), -1]:
-            for node, ins in reversed(order[e + 1 : p]):
-                if ins and node in needs and node in cot:  # not in cot: only a comparison reads it
-                    self._vjp(node, ins, cot, needs)
+            for i in range(p - 1, e, -1):
+                node, ins = order[i]
+                if node in needs and node in cot:  # not in cot: only a comparison reads it
+                    self._vjp(node, ins, forms[i], cot, needs)
             p = e + 1
             if e < 0:
                 break
@@ -344,7 +343,12 @@ class Sweep(Writer):
         return prev in self.surely or added[0], added[1]
 
     def _vjp(
-        self, node: Node, ins: tuple[Node, ...], cot: dict[Node, str], needs: set[Node]
+        self,
+        node: Node,
+        ins: tuple[Node, ...],
+        key: int,
+        cot: dict[Node, str],
+        needs: set[Node],
     ) -> None:
         """Accumulate ``node``'s contributions into its inputs' cotangents (field order).
 
@@ -352,20 +356,19 @@ class Sweep(Writer):
         name (``Add`` passes ``g`` on) is shared without a copy.
         """
         b = self.batch_of.get(node, 0) if self.batch_of else 0
-        for x, contribution in zip(ins, self._rule(node, ins, cot[node]), strict=True):
+        for x, contribution in zip(ins, self._rule(node, ins, key, cot[node]), strict=True):
             if x not in needs or contribution is None:
                 continue
             expr, uses, form, each = contribution
             if b and x not in self.batch_of:  # one per example, into one number: summed later
-                key = (x, b)
-                prev_v = self.vcot.get(key)
+                prev_v = self.vcot.get((x, b))
                 target = f"g{len(self.stmts)}"
                 if prev_v is None:
                     self.emit(target, expr, uses, None, each)
                 else:
                     added = self._plus(prev_v, each)
                     self.emit(target, f"{{{prev_v}}} + ({expr})", (prev_v, *uses), None, added)
-                self.vcot[key] = target
+                self.vcot[x, b] = target
                 continue
             prev = cot.get(x)
             if prev is None and len(uses) == 1 and len(expr) == len(uses[0]) + 2:
@@ -380,48 +383,46 @@ class Sweep(Writer):
                 self.emit(target, f"{{{prev}}} + ({expr})", (prev, *uses), summed, added)
             cot[x] = target
 
-    def _rule(self, node: Node, ins: tuple[Node, ...], g: str) -> list[_Contribution | None]:
+    def _rule(
+        self, node: Node, ins: tuple[Node, ...], eqn_key: int, g: str
+    ) -> list[_Contribution | None]:
         """The node's ``vjp`` rule run on `Sym`: each input's contribution and its `Form`.
 
-        The rule runs once per key (`_operands`); nodes with the same key reuse
-        its code with their own names. In a batch, each contribution also says
-        what it is (`Elementwise`), which depends on which names are arrays.
+        The rule runs once per key (its equation's, `equations.walk`, and what else
+        the code depends on), on stand-ins for its slots (`Writer._slot_syms`) and
+        the cotangent ``g`` after them; nodes with the same key reuse its code
+        with their own names. In a batch, each contribution also says what it
+        is (`Elementwise`), which depends on which names are arrays.
         """
-        key, names = self._operands(node, ins, g, own=node in self.names)
+        names = [self.names[x] for x in ins]
+        own = node in self.names  # a rule may read the node's own value
+        if own:
+            names.append(self.names[node])
+        names.append(g)
         unit = g == self.seed
         batched = self._batched(names)
-        if unit or batched:
-            key = (*key, unit, self._arrays_among(names) if batched else False)
+        key = (eqn_key, own, unit, self._arrays_among(names) if batched else False)
         forms = self._rule_forms.get(key)
         if forms is None:
-            eager, syms = self._as_eager(node)
-            gs = Sym(ref(g), (g,), unit=unit, array=g in self.surely)
+            eager, syms = self._slot_syms(node, ins, names, own)
+            n = len(names)
+            f = f"_{n - 1}"
+            gs = Sym(ref(f), (f,), unit=unit, array=g in self.surely)
             with arrays() if batched else contextlib.nullcontext():
                 rule = eager.vjp(gs, syms.__getitem__)
             outs = [None if o is None else sym(o) for o in rule]
-            try:
-                forms = self._rule_forms[key] = [
-                    None
-                    if o is None
-                    else (
-                        to_form(o.src, o.uses, names),
-                        form_elementwise(o, names) if batched else None,
-                    )
-                    for o in outs
-                ]
-            except KeyError:  # one reads a name not among `names`: written each time
-                return [
-                    None
-                    if o is None
-                    else (o.src, o.uses, None, (o.array, o.fixed) if batched else None)
-                    for o in outs
-                ]
+            forms = self._rule_forms[key] = [
+                None
+                if o is None
+                else (to_form(o.src, o.uses), form_elementwise(o) if batched else None)
+                for o in outs
+            ]
         return [
             None
             if f is None
             else (
                 f[0][0].format(*names),
-                tuple([names[i] for i in f[0][1]]),
+                tuple(dict.fromkeys([names[i] for i in f[0][1]])),
                 f[0],
                 None if f[1] is None else named_elementwise(f[1], names),
             )

@@ -6,9 +6,10 @@ not), a batch's varying names, the statements and constants, the runs written
 as loops. The stages (`forward.ForwardPass`, `sweep.Sweep`, `link.Linker`)
 are its subclasses and `codegen.Program` is all of them; their shared steps are
 here: append a statement within the budget (`emit`), name a constant, and the
-key and names a node's code is written from (`_operands`, `to_form`), so nodes
-with equal keys share their code up to names. Also here: what a batched program
-is told (`Dialect`), and the errors writing a program raises.
+stand-ins an equation's code is written on once per key (`_slot_syms`,
+`to_form`), so equations with equal keys (`equations.walk`) share their code up
+to names. Also here: what a batched program is told (`Dialect`), and the errors
+writing a program raises.
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ from typing import cast
 import attrs
 
 from autograd.compiler.chunks import Chunk
-from autograd.compiler.equations import as_eager
+from autograd.compiler.equations import ExternalNodeError as ExternalNodeError
+from autograd.compiler.equations import NotBatchable as NotBatchable
+from autograd.compiler.equations import Walk, as_eager
 from autograd.compiler.options import Options
 from autograd.compiler.periods import Period
 from autograd.compiler.stmts import Fields, Stmt, ref
-from autograd.core.nodes import Const, Node, Op, eager_kind, parents
+from autograd.core.nodes import Const, Node, Op
 from autograd.core.sym import Sym
 
 
@@ -47,14 +50,6 @@ class Dialect:
     (`compiler.pack`: where a NumPy call costs more than its arithmetic)."""
     pack_rows: int = 0
     """The most statements one pack holds (its rows times the batch: a cache's worth)."""
-
-
-class NotBatchable(Exception):
-    """A batched trace mixes what one batched program cannot compute: `jit` loops instead."""
-
-
-class ExternalNodeError(Exception):
-    """The graph reaches a variable that is not one of the traced inputs."""
 
 
 class GraphTooBigError(Exception):
@@ -105,8 +100,6 @@ class Writer:
     floats: set[Node]
     """The nodes that are plain floats in the eager call (membership only: never iterated)."""
     plain_inputs: frozenset[Node]
-    kinds: dict[Node, int]
-    """Memo of `nodes.eager_kind`."""
 
     # a batch (`jit` of `vmap`)
     batch_of: dict[Node, int]
@@ -133,19 +126,23 @@ class Writer:
     const_values: list[float]
     seed: str | None
     """The seed cotangent 1.0's name: a product with it is the other factor (`Sym.unit`)."""
-    orders: dict[Node, list[Ordered]]
+    walk: Walk
+    """The traced graph's equations (`forward`), which the sweep reads too."""
+    first_output: Node | None
+    """The output the walk started at: the sweep's root, if any."""
     spans: list[tuple[int, int]]
     """The statements `forward` wrote (`orders.sink` may move them)."""
     reads_r: bool
     """Whether a statement passes R whole (a loop reads inputs' slices)."""
-    _forward_forms: dict[tuple[object, ...], tuple[Form, FormElementwise | None]]
-    """Forward code per key (`_operands`), and in a batch what it says of itself."""
+    _forward_forms: dict[object, tuple[Form, FormElementwise | None]]
+    """Forward code per key (`equations.walk`'s number, and in a batch which slots hold
+    arrays), and in a batch what it says of itself."""
     _rule_forms: dict[tuple[object, ...], list[tuple[Form, FormElementwise | None] | None]]
-    """A rule's contributions per key (`_operands`), and in a batch what each says of itself."""
+    """A rule's contributions per key (`Sweep._rule`), and in a batch what each says of itself."""
 
     # runs written as loops (`periods`)
-    periods: dict[Node, list[Period]]
-    """Per output: the runs it rolled."""
+    rolled: list[Period]
+    """The runs `forward` rolled."""
     loops: dict[str, Callable[[], str]]
     """Their loops' sources, written at `link`."""
     elements: dict[str, tuple[str, int]]
@@ -155,10 +152,6 @@ class Writer:
     where its nodes are, and its rolled runs (`_looped`)."""
     _stacked: dict[tuple[int, int], str]
     """(run's id, slot) -> its values' list."""
-    _const_at: list[int]
-    """Where the order with periods has constants."""
-    _input_at: dict[Node, int] | None
-    """Memo of `_inputs_at`."""
 
     # linked
     sources: list[str]
@@ -203,9 +196,6 @@ class Writer:
         """The inputs named ``a0``, ``a1``, ..., and how the eager call holds each."""
         self.floats = set(floats)
         self.plain_inputs = frozenset(floats)
-        self.kinds = {}
-        for x in inputs:  # a walk stops at inputs: their kinds are known before any is met
-            eager_kind(x, self.plain_inputs, self.kinds)
         self.names = {x: f"a{i}" for i, x in enumerate(inputs)}
         self.input_nodes = list(inputs)
         self.input_names = [f"a{i}" for i in range(len(inputs))]
@@ -228,7 +218,8 @@ class Writer:
         self.consts = {}
         self.const_values = []
         self.seed = None
-        self.orders = {}
+        self.walk = Walk()
+        self.first_output = None
         self.spans = []
         self.reads_r = False
         self._forward_forms = {}
@@ -239,13 +230,11 @@ class Writer:
 
     def _start_runs(self) -> None:
         """No run written as a loop yet."""
-        self.periods = {}
+        self.rolled = []
         self.loops = {}
         self.elements = {}
         self.stacks = []
         self._stacked = {}
-        self._const_at = []
-        self._input_at = None
 
     def const(self, value: float) -> str:
         """A name for a constant, shared by every constant with the same bits."""
@@ -292,42 +281,6 @@ class Writer:
         """Whether code reading ``names`` runs over a batch: written in its NumPy dialect."""
         return bool(self.varying) and not self.varying.isdisjoint(names)
 
-    def _operands(
-        self, node: Node, ins: tuple[Node, ...], g: str | None, own: bool
-    ) -> tuple[tuple[object, ...], list[str]]:
-        """The names a node's code reads, and all else its code depends on.
-
-        The names: ``g`` (a cotangent) if given, the inputs', the node's own if
-        ``own``; each once, in that order. The key: the node's class, whether
-        it is a plain float, per input which of the names it is and what a
-        rule can see of it (a constant's bits, or whether it is a plain float,
-        which `_as_eager` lifts to a `Const`), and its fields that are not
-        inputs (`Compare`'s operator). Nodes with equal keys get the same
-        code, up to the names (`to_form`).
-        """
-        known, floats = self.names, self.floats
-        names = [] if g is None else [g]  # a few names: a list's scan beats a dict
-        per = []
-        for x in ins:
-            name = known[x]
-            if name in names:
-                i = names.index(name)
-            else:
-                i = len(names)
-                names.append(name)
-            # a constant's name stands for its bits (`const`)
-            per.append((i, name if type(x) is Const else x in floats))
-        oi = -1
-        if own:
-            name = known[node]
-            if name in names:
-                oi = names.index(name)
-            else:
-                oi = len(names)
-                names.append(name)
-        gi = -1 if g is None else 0
-        return (type(node), node in floats, tuple(per), gi, oi, static_values(node)), names
-
     def _sym(self, node: Node) -> Sym:
         """``node``'s value in code a rule writes: a template's field (`stmts`).
 
@@ -341,33 +294,45 @@ class Writer:
         # a scalar program's 1.0 (an inner transform's seed, a variable's mark) multiplies nothing
         return Sym(ref(name), (name,), node.value, node.value == 1.0 and self.batch is None)
 
-    def _as_eager(self, node: Node) -> tuple[Op, dict[Node, Sym]]:
-        """``node`` as the eager call built it, and the names its rule reads.
+    def _slot_syms(
+        self, node: Node, ins: tuple[Node, ...], names: list[str], own: bool
+    ) -> tuple[Op, dict[Node, Sym]]:
+        """``node`` as the eager call built it, and stand-ins for its input slots.
 
+        Slot i's input is ``{_i}`` (a slot holding the node of an earlier slot
+        stands for that one), the node's own value ``{_n}`` after them if
+        ``own``: code written on these is its key's, filled in with each node's
+        ``names`` (`to_form`). A constant keeps its value (a rule may fold it);
+        in a batch, a name says whether it surely holds an array (`Sym.array`).
         An input that is a plain number in the eager call was lifted to a
-        `Const` there (``x ** c`` takes PyTorch's scalar path); here it is a
-        traced input, so the rule runs on a copy with a stand-in `Const`.
+        `Const` there (``x ** c`` takes PyTorch's scalar path); traced, it is a
+        variable, so the rule runs on a copy with a stand-in `Const`.
         """
+        syms: dict[Node, Sym] = {}
+        surely, scalar = self.surely, self.batch is None
+        for i, x in enumerate(ins):
+            if x in syms:
+                continue
+            f = f"_{i}"
+            if type(x) is Const:
+                # a scalar program's 1.0 (an inner transform's seed, a variable's mark)
+                # multiplies nothing
+                syms[x] = Sym(ref(f), (f,), x.value, x.value == 1.0 and scalar)
+            else:
+                syms[x] = Sym(ref(f), (f,), array=names[i] in surely)
+        if own:
+            f = f"_{len(ins)}"
+            syms[node] = Sym(ref(f), (f,), array=names[len(ins)] in surely)
         op = cast(Op, node)  # only nodes with inputs get here
-        ins = parents(node)
-        names = {x: self._sym(x) for x in ins}
-        if node in self.names:  # a rule reads the node's own value (the forward does not)
-            names[node] = self._sym(node)
-        i = op.const_variant
-        if i is None or ins[i] not in self.floats:
-            return op, names
-        return as_eager(op, i, names), names
+        c = op.const_variant
+        if c is None or ins[c] not in self.floats:
+            return op, syms
+        return as_eager(op, c, syms), syms
 
     def _arrays_among(self, names: list[str]) -> tuple[bool, ...]:
         """Which of ``names`` surely hold arrays: what batched code's `Elementwise` depends on."""
         surely = self.surely
         return tuple([name in surely for name in names])
-
-    def _inputs_at(self) -> dict[Node, int]:
-        """Each input as an operand of `_node_forms`: ``-1 - index``, as `reroll`'s."""
-        if self._input_at is None:
-            self._input_at = {x: -1 - i for i, x in enumerate(self.input_nodes)}
-        return self._input_at
 
     def _iteration(self, order: list[Ordered], per: Period, q: int) -> list[Node]:
         """The nodes of a run's iteration ``q``."""
@@ -385,30 +350,19 @@ class Writer:
         return [x for x in xs if x not in self.plain_inputs]
 
 
-def static_values(node: Node) -> tuple[object, ...]:
-    """The values of ``node``'s `Op.static_fields` (floats as bits): what else its rules see."""
-    names = cast(Op, node).static_fields
-    if not names:
-        return ()
-    values = [getattr(node, name) for name in names]
-    return tuple([struct.pack("<d", v) if type(v) is float else v for v in values])
+def to_form(src: str, uses: tuple[str, ...]) -> Form:
+    """A template ``src`` over slot stand-ins ``_0``, ``_1``, ... (`Writer._slot_syms`) as a `Form`.
 
-
-def to_form(src: str, uses: tuple[str, ...], names: list[str]) -> Form:
-    """A template ``src`` (and its ``uses``) as a `Form` over ``names``.
-
-    The form's format string, given a statement's names, gives its template:
-    ``"tanh({v3})"`` over ``["v3"]`` is ``"tanh({{{0}}})"``. `KeyError` if
-    ``src`` reads a name not among ``names``.
+    The form's format string, given a statement's names (one per slot), gives
+    its template: ``"tanh({_0})"`` is ``"tanh({{{0}}})"``.
     """
-    at = {name: i for i, name in enumerate(names)}
-    numbered = Fields(lambda name: "{{{" + str(at[name]) + "}}}")  # the number's field, in braces
-    return src.format_map(numbered), tuple([at[u] for u in uses])
+    numbered = Fields(lambda name: "{{{" + name[1:] + "}}}")  # the slot's field, in braces
+    return src.format_map(numbered), tuple([int(u[1:]) for u in uses])
 
 
-def form_elementwise(s: Sym, names: list[str]) -> FormElementwise:
-    """What batched code ``s`` says of itself (`Elementwise`), its names as numbers of ``names``."""
-    return s.array, tuple(sorted(names.index(x) for x in s.fixed))
+def form_elementwise(s: Sym) -> FormElementwise:
+    """What batched code ``s`` says of itself (`Elementwise`), its names as slots."""
+    return s.array, tuple(sorted(int(x[1:]) for x in s.fixed))
 
 
 def named_elementwise(e: FormElementwise, names: list[str]) -> Elementwise:
