@@ -200,7 +200,8 @@ def walk(
     signatures: dict[object, tuple[int, int]] = {}
     statics: set[type] = set()
     for out in outputs:
-        for node, ins in toposort(out, at):
+        for item in toposort(out, at):
+            node, ins = item
             if node in at:  # an input, or walked for an earlier output
                 continue
             kind = type(node)
@@ -227,7 +228,7 @@ def walk(
                 if k == PLAIN:
                     floats.add(node)
             at[node] = len(order)
-            order.append((node, ins))
+            order.append(item)
             operands.append(ops)
             forms.append(form)
         w.ends.append(len(order))
