@@ -179,11 +179,10 @@ def walk(
     """The equations computing ``outputs`` from ``inputs``, in `toposort`'s order, keyed.
 
     ``plain``: the inputs that are plain numbers in the eager call; ``floats``
-    gets every node that is (its eager kind, `nodes.eager_kind`, is `PLAIN`).
-    An equation's key is its op, whether it is a plain float, its inputs by
-    role (a constant's bits, or which of its distinct variables it reads and
-    whether that one is plain) and its static fields (floats by bits): two
-    equations with equal keys compute the same code up to their variables.
+    gets every node that is (`nodes.eager_kind` `PLAIN`). A key is the op,
+    whether it is a plain float, its inputs by role (a constant's bits, or
+    which of its distinct variables it reads and whether that one is plain)
+    and its static fields: equal keys compute the same code up to names.
 
     Raises:
         ExternalNodeError: if the graph reaches a variable that is not an input.
