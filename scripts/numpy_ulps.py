@@ -2,7 +2,7 @@
 
 Batched `vmap` under `jit` runs every float helper that generated code calls
 (`exp_float`, `pow_float`, `tanh`, ...) as its NumPy twin over a whole batch
-(`autograd.compiler.arrays.twins()`); eager code calls the helper, which
+(`autograd.compiler.arrays.twins(numpy_functions=True)`); eager code calls the helper, which
 uses `math` (the C library). This prints, per helper: how many of N random
 inputs differ, the largest difference in ulps over finite nonzero results,
 and whether every nan, infinite or zero result (of random inputs and of
@@ -96,7 +96,7 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    twins = arrays.twins()
+    twins = arrays.twins(numpy_functions=True)
     print(f"numpy {np.__version__}, python {sys.version.split()[0]}, {args.count} inputs each")
     print("| helper | inputs that differ | max ulps | specials |")
     print("|---|---|---|---|")

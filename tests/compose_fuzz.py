@@ -8,9 +8,9 @@ level, and two sets of arguments of the same structure. The stack is run
 with and without its `jit` stages on both sets through one wrapper, so the
 second call runs the compiled code, and the results must agree bit for bit.
 
-With NumPy, a `jit` directly over `vmap` runs one batched program; the
-comparison runs it with ``math``'s functions (`arrays.exact`), so it must give
-the loop's bits too (NumPy's own ulps are checked in tests/test_vmap_batched.py).
+With NumPy, a `jit` directly over `vmap` runs one batched program, which must
+give the loop's bits too (NumPy's own functions, `Options.numpy_functions`,
+are checked within their ulps in tests/test_vmap_batched.py).
 
 Used by tests/test_jit_compose.py, and as a script that tallies failures by
 cause (it never stops at the first)::
@@ -35,7 +35,6 @@ from hypothesis import strategies as st
 
 import autograd as ag
 from autograd import Scalar
-from autograd.compiler import arrays
 from autograd.compiler.options import DEFAULT, Options
 
 UnaryFn: TypeAlias = Callable[[Scalar], Scalar]
@@ -520,8 +519,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if why is not None and why != SKIPPED:
             causes.setdefault(cause(why), []).append(f"{describe(case)}: {case!r}")
 
-    with arrays.exact():  # batched jit(vmap) with math's functions: the loop's bits
-        run()
+    run()
     print(" ".join(f"{k} {v}" for k, v in sorted(outcomes.items())))
     for why, found in sorted(causes.items(), key=lambda kv: -len(kv[1])):
         print(f"\n{len(found)} x {why}")

@@ -29,8 +29,6 @@ from compose_fuzz import SKIPPED, TRANSFORMS, Case, bits, cases, check
 from strategies import MP, as_node, close, mp_derivative
 from strategies import UNARY as MP_UNARY
 
-pytestmark = pytest.mark.usefixtures("exact_numpy")  # batched jit(vmap) keeps the loop's bits
-
 INF, NAN = math.inf, math.nan
 
 

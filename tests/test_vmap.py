@@ -22,8 +22,6 @@ from strategies import central_difference, fd_atol
 import autograd as ag
 from autograd import Node, Scalar
 
-pytestmark = pytest.mark.usefixtures("exact_numpy")  # batched jit(vmap) keeps the loop's bits
-
 Params = Mapping[str, Scalar]
 
 

@@ -1,10 +1,11 @@
 """`jit(vmap(f))` runs one batched NumPy program: checked against the loop over examples.
 
-With NumPy's transcendental functions swapped for ``math``'s (`arrays.exact`),
-the batched program must give the loop's bits: that checks its structure
-(which statements vary, selects, guards, outputs). NumPy's own functions are
-checked against the float helpers one by one, with the ulp bounds that
-docs/numerics.md publishes. Without NumPy, `jit(vmap(f))` is the loop.
+The batched program must give the loop's bits: that checks its structure
+(which statements vary, selects, guards, outputs) and its twins, which call
+``math``'s functions per element where NumPy's are not ``math``'s. NumPy's own
+functions (`Options.numpy_functions`) are checked against the float helpers
+one by one, with the ulp bounds that docs/numerics.md publishes. Without
+NumPy, `jit(vmap(f))` is the loop.
 """
 
 from __future__ import annotations
@@ -92,8 +93,7 @@ STACKS = [["vmap"], *[[inner, "vmap"] for inner in compose_fuzz.TRANSFORMS if in
 @pytest.mark.parametrize("kinds", STACKS, ids=["-".join(k) for k in STACKS])
 @given(data=st.data())
 def test_batched_program_gives_the_loops_bits(kinds: list[str], data: st.DataObject) -> None:
-    with arrays.exact():
-        agree(data.draw(cases(kinds, jit_level=len(kinds))))
+    agree(data.draw(cases(kinds, jit_level=len(kinds))))
 
 
 @needs_numpy
@@ -102,8 +102,7 @@ def test_the_batched_path_runs(batched_calls: list[bool]) -> None:
         return ag.tanh(w * x) * ag.relu(x)
 
     xs = [1.0, -2.0, 3.0]
-    with arrays.exact():
-        got = jit(ag.vmap(ag.grad(f), in_axes=(None, 0)))(0.5, xs)
+    got = jit(ag.vmap(ag.grad(f), in_axes=(None, 0)))(0.5, xs)
     assert bits(got) == bits([ag.grad(f)(0.5, x) for x in xs])
     assert batched_calls == [True]
 
@@ -154,13 +153,18 @@ def _inputs(rng: random.Random, n: int) -> list[float]:
 
 
 @needs_numpy
+@pytest.mark.parametrize("numpy_functions", [False, True], ids=["default", "numpy_functions"])
 @pytest.mark.parametrize("name", HELPER_NAMES)
-def test_each_twin_is_its_float_helper_within_the_published_ulps(name: str) -> None:
+def test_each_twin_is_its_float_helper_within_the_published_ulps(
+    name: str, numpy_functions: bool
+) -> None:
+    """By default every twin gives its helper's bits; NumPy's own functions, within
+    the ulps docs/numerics.md publishes."""
     import numpy as np  # NumPy is optional: only with it
 
     fn = HELPERS[name]
     assert callable(fn)
-    twin = arrays.twins()[f"np_{name}"]
+    twin = arrays.twins(numpy_functions)[f"np_{name}"]
     assert callable(twin)
     rng = random.Random(name)
     n = _arity(fn)
@@ -176,7 +180,8 @@ def test_each_twin_is_its_float_helper_within_the_published_ulps(name: str) -> N
         cols = [a + [x for x in SPECIAL for _ in SPECIAL], b + SPECIAL * len(SPECIAL)]
     with arrays.quiet():
         got = twin(*[np.array(c) for c in cols]).tolist()
-    bound = 0 if fn in arrays.CORRECTLY_ROUNDED or name in EXACT_NAMES else ULPS.get(name, 1)
+    exact = not numpy_functions or fn in arrays.CORRECTLY_ROUNDED or name in EXACT_NAMES
+    bound = 0 if exact else ULPS.get(name, 1)
     worst = 0
     for args, g in zip(zip(*cols, strict=True), got, strict=True):
         w = fn(*args)
@@ -297,12 +302,12 @@ def test_arrays_give_arrays_in_both_modes() -> None:
             assert v.shape == (4,)
     assert isinstance(eager, dict)
     assert isinstance(jitted, dict)
-    for k in ("w", "b"):  # tanh: a few ulps apart (docs/numerics.md)
-        assert np.allclose(eager[k], jitted[k], rtol=1e-14, atol=0.0)
-    with arrays.exact():
-        exact = jit(f)(P, xs, ys)
-    assert isinstance(exact, dict)
-    assert bits(exact["b"].tolist()) == bits(eager["b"].tolist())
+    for k in ("w", "b"):  # every example's bits: tanh is math's, element by element
+        assert bits(jitted[k].tolist()) == bits(eager[k].tolist())
+    fast = ag.jit(f, options=Options(numpy_functions=True))(P, xs, ys)
+    assert isinstance(fast, dict)
+    for k in ("w", "b"):  # NumPy's tanh: a few ulps apart (docs/numerics.md)
+        assert np.allclose(eager[k], fast[k], rtol=1e-14, atol=0.0)
 
 
 @needs_numpy
@@ -356,8 +361,7 @@ def test_the_gradient_of_a_batch_mean_is_the_per_example_vjps_summed_in_tree_ord
         per_example = [ag.vjp(lambda q, x=x: f(q, x), p)[1](1.0 / len(xs))[0] for x in xs]
     except (ArithmeticError, ValueError):
         reject()  # Python's float ops raised on two plain floats, as eager does
-    with arrays.exact():
-        value, g = jit(ag.value_and_grad(batch_mean))(p)
+    value, g = jit(ag.value_and_grad(batch_mean))(p)
     assert bits(value) == bits(want_value)
     if varies(f, p, xs[0]):
         assert bits(g) == bits(tree_sum([cast(float, v) for v in per_example]))
@@ -379,8 +383,7 @@ def test_a_variable_two_nodes_read_is_summed_over_the_batch_once_complete() -> N
         return ag.mean(ag.vmap(f, in_axes=(None, 0))(q, xs))
 
     per_example = [ag.vjp(lambda q, x=x: f(q, x), 0.77)[1](1.0 / len(xs))[0] for x in xs]
-    with arrays.exact():
-        _, g = jit(ag.value_and_grad(batch_mean))(0.77)
+    _, g = jit(ag.value_and_grad(batch_mean))(0.77)
     assert bits(g) == bits(tree_sum([cast(float, v) for v in per_example]))
 
 
@@ -484,11 +487,10 @@ def test_large_batch_paths_change_no_bit(monkeypatch: pytest.MonkeyPatch) -> Non
         return compile(src, *args)  # type: ignore[call-overload]  # compile's own arguments
 
     monkeypatch.setattr(link, "compile", spy, raising=False)
-    with arrays.exact():
-        as_built = jit(ag.value_and_grad(step))(params, xs, ys)
-        forced = ag.jit(ag.value_and_grad(step), options=Options(sum_group=0, release_size=1))(
-            params, xs, ys
-        )
+    as_built = jit(ag.value_and_grad(step))(params, xs, ys)
+    forced = ag.jit(ag.value_and_grad(step), options=Options(sum_group=0, release_size=1))(
+        params, xs, ys
+    )
     assert bits(forced) == bits(as_built)
     assert sources[0].count("batch_sums(") == 1  # as built: one sum at the end
     assert "del " not in sources[0]
@@ -520,8 +522,7 @@ def test_a_batched_result_returned_is_a_list_per_example() -> None:
         r = ag.vmap(lambda w, x: ag.sin(w * x), in_axes=(None, 0))(w, xs)
         return r, ag.sum(r)
 
-    with arrays.exact():
-        got = jit(f)(0.7, XS)
+    got = jit(f)(0.7, XS)
     assert bits(got) == bits(f(0.7, XS))
 
 
@@ -576,8 +577,7 @@ def test_arrays_passed_to_a_jitted_batch_mean_are_columns_as_they_are() -> None:
     for n in (3, 3, 5, 1):  # a second call of each length runs the compiled program
         xs = [rng.uniform(-2, 2) for _ in range(n)]
         ys = [rng.uniform(-1, 1) for _ in range(n)]
-        with arrays.exact():
-            value, g = f(0.4, np.array(xs), np.array(ys))  # type: ignore[arg-type]  # arrays
+        value, g = f(0.4, np.array(xs), np.array(ys))  # type: ignore[arg-type]  # arrays
         want_value = ag.value_and_grad(step)(0.4, xs, ys)[0]
         per_example = [
             ag.vjp(lambda w, x=x, y=y: step(w, [x], [y]), 0.4)[1](1.0 / n)[0]
@@ -614,9 +614,8 @@ def test_arrays_inside_a_namedtuple_or_attrs_argument_run_as_columns(
     for n in (4, 4, 7):  # a second call of a length runs the compiled program
         xs = [rng.uniform(-2, 2) for _ in range(n)]
         ys = [rng.uniform(-1, 1) for _ in range(n)]
-        with arrays.exact():
-            got = f(0.7, container(np.array(xs), np.array(ys)))  # type: ignore[arg-type]  # arrays
-            want = jit(ag.value_and_grad(batch_loss))(0.7, container(xs, ys))
+        got = f(0.7, container(np.array(xs), np.array(ys)))  # type: ignore[arg-type]  # arrays
+        want = jit(ag.value_and_grad(batch_loss))(0.7, container(xs, ys))
         assert bits(got) == bits(want)
     entries = list(jit_module._caches[f].entries.values())
     assert len(entries) == 2  # keyed by the arrays' lengths
@@ -708,8 +707,7 @@ def test_an_array_argument_used_outside_vmap_makes_jit_loop() -> None:
         return ag.mean(r) + xs[0] * w
 
     xs = np.array([0.5, -1.5, 2.0])
-    with arrays.exact():
-        got = jit(ag.value_and_grad(f))(0.3, xs)  # type: ignore[arg-type]  # an array
+    got = jit(ag.value_and_grad(f))(0.3, xs)  # type: ignore[arg-type]  # an array
     assert bits(got) == bits(ag.value_and_grad(f)(0.3, xs.tolist()))
 
 
@@ -787,9 +785,8 @@ def test_a_long_batched_chain_rolls_into_loops_with_per_example_bits() -> None:
 
     xs = [0.3, -0.5, 1.5]
     f = jit(ag.vmap(ag.grad(chain)))
-    with arrays.exact():
-        got = f(xs)
-        source = f.lower(xs).source
+    got = f(xs)
+    source = f.lower(xs).source
     assert bits(got) == bits([ag.grad(chain)(x) for x in xs])
     assert source.count("def loop") >= 2  # the chain, and its backward sweep
     assert source.count("\n") < 200  # not 15,000 statements
@@ -829,7 +826,6 @@ def test_a_batch_over_the_budget_until_it_is_rolled_compiles() -> None:
     xs = [0.1 * i - 0.3 for i in range(8)]
     before = dict(jit_module.FALLBACKS)
     options = Options(budget=2000, batch_from=1)  # ~4,500 statements written, far fewer rolled
-    with arrays.exact():  # NumPy's tanh is not math's in every last bit (docs/vmap.md)
-        got = ag.jit(ag.vmap(ag.grad(chain)), options=options)(xs)
+    got = ag.jit(ag.vmap(ag.grad(chain)), options=options)(xs)
     assert dict(jit_module.FALLBACKS) == before
     assert bits(got) == bits([ag.grad(chain)(x) for x in xs])

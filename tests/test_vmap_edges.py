@@ -32,7 +32,6 @@ from autograd.core.nodes import Node, Op, Primal, S, _forwarded, _input, define,
 
 np = pytest.importorskip("numpy")
 
-pytestmark = pytest.mark.usefixtures("exact_numpy")  # batched jit(vmap) keeps the loop's bits
 
 loose_vmap = cast("Callable[..., Callable[..., object]]", ag.vmap)
 """`vmap` for the deliberately loosely typed calls of these tests."""

@@ -9,12 +9,12 @@ called as its array twin (`twins`), a choice is an element-wise select
 (``np_select``), ``c and d`` an element-wise ``and``, a guard checks every
 example. Arithmetic operators and comparisons mean the same on arrays.
 
-Each twin gives the float helper's IEEE results element by element: the same
-bits where NumPy's function is correctly rounded (arithmetic, ``sqrt``,
-``abs``, selects), within the ulp bounds of docs/numerics.md where it is not
-(``exp``, ``log``, ``tanh``, ...). A twin called on a Python float is the
-float helper itself, so values that do not vary over the batch are computed
-exactly as eager code computes them.
+Each twin gives the float helper's bits element by element, so each example
+gets the loop's bits: NumPy's function where it is correctly rounded
+(arithmetic, ``sqrt``, ``abs``, selects), the float helper per element where
+it is not (``exp``, ``log``, ``tanh``, ...), unless `Options.numpy_functions`
+asks for NumPy's own (faster, within the ulp bounds of docs/numerics.md). A
+twin called on Python floats is the float helper itself.
 
 NumPy is an optional dependency: without it `HAVE_NUMPY` is false, nothing
 here is called, and `vmap` loops over the examples.
@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.util
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any, TypeAlias, cast
 
 from autograd.compiler.options import Options
@@ -258,35 +258,22 @@ CORRECTLY_ROUNDED: frozenset[object] = frozenset(
 )
 """Helpers whose twins give the same bits as the float helper (IEEE arithmetic and selects)."""
 
-_exact = False
-
-
-@contextlib.contextmanager
-def exact() -> Iterator[None]:
-    """Within: twins of helpers NumPy does not round correctly call the float helper per element.
-
-    Slow (a Python call per element), and bit for bit the loop over examples:
-    the tests use it to check the batched program's structure apart from
-    NumPy's last bits. Programs compiled inside keep it.
-    """
-    global _exact
-    before, _exact = _exact, True
-    try:
-        yield
-    finally:
-        _exact = before
-
 
 def _per_element(fn: Callable[..., float]) -> Callable[..., Value]:
-    """``fn`` applied element by element (a NumPy ufunc of it): the float helper's bits.
+    """``fn`` applied element by element: the float helper's bits, as the loop over examples.
 
-    The twin of a helper NumPy has no function for (an op a user defines,
-    `define`), and of every helper inside `exact`. Slow (a Python call per
-    element), and exact by construction.
+    The twin of a helper NumPy does not round as ``math`` does (``exp``,
+    ``tanh``, ...), unless `Options.numpy_functions`, and of a helper NumPy has
+    no function for (an op a user defines, `define`). A Python call per
+    element: about 65 ns, where NumPy's own ``tanh`` takes 2.
     """
     ufuncs: dict[int, Any] = {}
 
     def each(*xs: Value) -> Value:
+        if len(xs) == 1:
+            (x,) = xs
+            flat = map(fn, x.ravel().tolist())
+            return np.fromiter(flat, np.float64, x.size).reshape(x.shape)
         ufunc = ufuncs.get(len(xs))
         if ufunc is None:
             ufunc = ufuncs[len(xs)] = np.frompyfunc(fn, len(xs), 1)
@@ -299,8 +286,14 @@ _MATH_NAMES = {"tanh": "tanh"}
 """Helpers that are ``math``'s own functions: generated-code name to NumPy name."""
 
 
-def twins() -> dict[str, object]:
-    """The array twin of every helper generated code may call that has one, by the twin's name."""
+def twins(numpy_functions: bool = False) -> dict[str, object]:
+    """The array twin of every helper generated code may call, by the twin's name.
+
+    Each gives its float helper's bits element by element: NumPy's function
+    where NumPy rounds as ``math`` does (arithmetic, ``sqrt``, selects), the
+    helper per element elsewhere. With ``numpy_functions``, NumPy's own
+    ``exp``, ``tanh``, ... (within docs/numerics.md's ulp bounds).
+    """
     _numpy()
     out: dict[str, object] = {
         "np_select": _select,
@@ -315,8 +308,8 @@ def twins() -> dict[str, object]:
             continue
         math_name = _MATH_NAMES.get(name)
         array_fn = getattr(np, math_name) if math_name else _array_functions().get(fn)
-        if array_fn is None or (_exact and fn not in CORRECTLY_ROUNDED):
-            array_fn = _per_element(fn)  # an op defined by a user (`define`): its own bits
+        if array_fn is None or not (numpy_functions or fn in CORRECTLY_ROUNDED):
+            array_fn = _per_element(fn)  # the helper's own bits
         out[f"np_{name}"] = _elementwise(name, fn, array_fn)
     return out
 
@@ -340,7 +333,8 @@ def dialect(
     _numpy()
     largest = max(sizes) if sizes else PACK_UPTO
     rows = options.pack_elements // largest if (packed or sizes) and largest <= PACK_UPTO else 0
-    return Dialect(frozenset(varying), twins, dict(batch_of or {}), sizes, arrays, _index, rows)
+    helpers = functools.partial(twins, options.numpy_functions)
+    return Dialect(frozenset(varying), helpers, dict(batch_of or {}), sizes, arrays, _index, rows)
 
 
 def packs(size: int) -> bool:

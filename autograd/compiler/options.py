@@ -99,6 +99,11 @@ class Options:
     looped), and the loop gives eager's bits where NumPy's ``exp`` or ``tanh`` may not."""
     pack_elements: int = attrs.field(default=2**17, validator=_at_least(0))
     """Elements one packed 2-d operation of a small batch holds (a cache's worth)."""
+    numpy_functions: bool = attrs.field(default=False, validator=_flag)
+    """Batches call NumPy's own ``exp``, ``log``, ``tanh``, ... (30x faster than the float
+    helper per element), which differ from ``math``'s in the last bits of some inputs
+    (docs/numerics.md has the ulp bounds): each example's result is then not the loop's,
+    bit for bit. Off, `vmap` under `jit` gives every example the loop's bits."""
 
 
 DEFAULT = Options()
