@@ -245,14 +245,9 @@ def _old_registers(
     return reg
 
 
-_Code = list[
-    tuple[
-        str,
-        tuple[str, ...],
-        tuple[str, tuple[int, ...]] | None,
-        tuple[bool | None, frozenset[str]] | None,
-    ]
-    | None
+_Code = tuple[
+    list[str],
+    list[tuple[tuple[str, tuple[int, ...]], tuple[bool | None, tuple[int, ...]] | None] | None],
 ]
 _Rule = Callable[[_codegen.Program, Node, tuple[Node, ...], int, str], _Code]
 
@@ -260,8 +255,8 @@ _Rule = Callable[[_codegen.Program, Node, tuple[Node, ...], int, str], _Code]
 def _wrong_sigmoid_rule(rule: _Rule) -> _Rule:
     def wrong(self: _codegen.Program, node: Node, ins: tuple[Node, ...], key: int, g: str) -> _Code:
         if type(node) is Sigmoid:
-            v = self.names[node]
-            return [(f"{{{g}}} * (1.0 - {{{v}}})", (g, v), None, None)]  # forgot the factor s
+            names = [self.names[ins[0]], self.names[node], g]
+            return names, [(("{{{2}}} * (1.0 - {{{1}}})", (2, 1)), None)]  # forgot the factor s
         return rule(self, node, ins, key, g)
 
     return wrong

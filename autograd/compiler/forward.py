@@ -22,8 +22,11 @@ from autograd.compiler import equations, periods, runs
 from autograd.compiler.forward_loops import ForwardLoops
 from autograd.compiler.stmts import ref
 from autograd.compiler.writer import (
+    Form,
+    FormElementwise,
     GuardFailed,
     NotBatchable,
+    alias_slot,
     form_elementwise,
     named_elementwise,
     to_form,
@@ -41,9 +44,6 @@ def check_guard(holds: bool, expected: bool) -> float:
 
 
 HELPERS["check_guard"] = check_guard
-
-_ALIASES = {"{{{" + str(i) + "}}}": i for i in range(8)}
-"""A forward whose code is one of its names (``{1}``): a product with ``1.0`` (`Sym.unit`)."""
 
 
 class ForwardPass(ForwardLoops):
@@ -176,29 +176,38 @@ class ForwardPass(ForwardLoops):
             self.emit(v, f"batch_sum({ref(o)}, {self.sizes[self.batch_of[x] - 1]})", (o,))
             return v
         names = [self.names[x] for x in ins]  # one per input slot (`slot_syms`)
-        batched = self._batched(names)
-        key: object = form
-        if batched:  # what the code says of itself depends on which names are arrays
-            key = (form, self._arrays_among(names))
+        varying = self.varying
+        batched = bool(varying) and not varying.isdisjoint(names)
+        # in a batch, what the code says of itself depends on which names are arrays
+        key: object = (form, self._arrays_among(names)) if batched else form
         known = self._forward_forms.get(key)
         if known is None:
-            op, syms = self._slot_syms(node, ins, names, own=False)
-            xs = [syms[x] for x in ins]
-            with arrays() if batched else contextlib.nullcontext():
-                if node in self.floats:  # Python's float arithmetic, with IEEE results
-                    src = cast(Op, node).float_source(xs)
-                else:
-                    src = op.forward_source(xs)
-            code = to_form(src.src, src.uses)
-            each = form_elementwise(src) if batched else None
-            known = self._forward_forms[key] = (code, each)
-        code, each = known
-        if code[0] in _ALIASES:  # ``x * 1.0``: the node is its input's value, by name
-            return names[_ALIASES[code[0]]]
-        uses = tuple(dict.fromkeys([names[i] for i in code[1]]))
+            known = self._forward_forms[key] = self._forward_code(node, ins, names, batched)
+        code, alias, each = known
+        if alias is not None:  # ``x * 1.0``: the node is its input's value
+            return names[alias]
+        fmt, at = code
+        uses = (names[at[0]],) if len(at) == 1 else tuple(dict.fromkeys([names[i] for i in at]))
         elementwise = None if each is None else named_elementwise(each, names)
-        self.emit(v, code[0].format(*names), uses, code, elementwise)
+        self.emit(v, fmt.format(*names), uses, code, elementwise)
         return v
+
+    def _forward_code(
+        self, node: Node, ins: tuple[Node, ...], names: list[str], batched: bool
+    ) -> tuple[Form, int | None, FormElementwise | None]:
+        """A key's forward code, written on its slots' stand-ins.
+
+        Its `Form`, the slot it is if it is one alone (`alias_slot`), and in a
+        batch what it says of itself. Python's float arithmetic, with IEEE
+        results, where the eager call holds a plain float.
+        """
+        op, syms = self._slot_syms(node, ins, names, own=False)
+        xs = [syms[x] for x in ins]
+        plain = node in self.floats
+        with arrays() if batched else contextlib.nullcontext():
+            src = cast(Op, node).float_source(xs) if plain else op.forward_source(xs)
+        code = to_form(src.src, src.uses)
+        return code, alias_slot(code[0]), form_elementwise(src) if batched else None
 
     def _guards(self, guards: Sequence[tuple[str, Node, Node, bool]]) -> None:
         """Statements checking the choices the trace made on plain numbers of the eager call.

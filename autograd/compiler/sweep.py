@@ -21,8 +21,10 @@ from autograd.compiler.stmts import Stmt, reads, ref
 from autograd.compiler.writer import (
     Elementwise,
     Form,
+    FormElementwise,
     Ordered,
     Writer,
+    alias_slot,
     form_elementwise,
     named_elementwise,
     to_form,
@@ -36,9 +38,9 @@ _SUM = "prev + (...)"
 _Left = tuple[periods.Role | str | None, ...]
 """Per node, the role of the cotangent an iteration's sweep leaves it (None: none)."""
 
-_Contribution = tuple[str, tuple[str, ...], Form | None, Elementwise | None]
-"""A rule's contribution to an input's cotangent: its template, uses, `Form`, and in a batch
-what it says of itself."""
+_Contribution = tuple[Form, FormElementwise | None]
+"""A rule's contribution to an input's cotangent: its `Form`, and in a batch what it says
+of itself."""
 
 _Swept = dict[int, tuple[int, list[str | None], list[str | None]]]
 """Per tail iteration of a run: where its sweep began, and the cotangents the one after
@@ -356,37 +358,45 @@ class Sweep(Writer):
         name (``Add`` passes ``g`` on) is shared without a copy.
         """
         b = self.batch_of.get(node, 0) if self.batch_of else 0
-        for x, contribution in zip(ins, self._rule(node, ins, key, cot[node]), strict=True):
-            if x not in needs or contribution is None:
+        names, forms = self._rule(node, ins, key, cot[node])
+        for x, form in zip(ins, forms, strict=True):
+            if form is None or x not in needs:
                 continue
-            expr, uses, form, each = contribution
-            if b and x not in self.batch_of:  # one per example, into one number: summed later
+            (fmt, at), each = form
+            per_example = b and x not in self.batch_of
+            if not per_example and x not in cot and (i := alias_slot(fmt)) is not None:
+                cot[x] = names[i]  # ``{name}``: a name passed on as it is (`Add`'s ``g``)
+                continue
+            expr = fmt.format(*names)
+            uses = (names[at[0]],) if len(at) == 1 else tuple(dict.fromkeys([names[i] for i in at]))
+            elementwise = None if each is None else named_elementwise(each, names)
+            if per_example:  # one per example, into one number: summed later
                 prev_v = self.vcot.get((x, b))
                 target = f"g{len(self.stmts)}"
                 if prev_v is None:
-                    self.emit(target, expr, uses, None, each)
+                    self.emit(target, expr, uses, None, elementwise)
                 else:
-                    added = self._plus(prev_v, each)
+                    added = self._plus(prev_v, elementwise)
                     self.emit(target, f"{{{prev_v}}} + ({expr})", (prev_v, *uses), None, added)
                 self.vcot[x, b] = target
                 continue
             prev = cot.get(x)
-            if prev is None and len(uses) == 1 and len(expr) == len(uses[0]) + 2:
-                cot[x] = uses[0]  # ``{name}``: a name passed on as it is (`Add`'s ``g``)
-                continue
             target = f"g{len(self.stmts)}"
             if prev is None:
-                self.emit(target, expr, uses, form, each)
+                self.emit(target, expr, uses, form[0], elementwise)
             else:  # the sweep's `prev + gx`
-                summed = None if form is None else (_SUM, form)  # `reroll` needs no parsing
-                added = self._plus(prev, each)
-                self.emit(target, f"{{{prev}}} + ({expr})", (prev, *uses), summed, added)
+                added = self._plus(prev, elementwise)
+                sums = (_SUM, form[0])  # `reroll` needs no parsing
+                self.emit(target, f"{{{prev}}} + ({expr})", (prev, *uses), sums, added)
             cot[x] = target
 
     def _rule(
         self, node: Node, ins: tuple[Node, ...], eqn_key: int, g: str
-    ) -> list[_Contribution | None]:
-        """The node's ``vjp`` rule run on `Sym`: each input's contribution and its `Form`.
+    ) -> tuple[list[str], list[_Contribution | None]]:
+        """The node's ``vjp`` rule run on `Sym`: the names its code reads, each input's code.
+
+        Each input's contribution is a `Form` over the names (None: none), and in
+        a batch what it says of itself (`FormElementwise`).
 
         The rule runs once per key (its equation's, `equations.walk`, and what else
         the code depends on), on stand-ins for its slots (`Writer._slot_syms`) and
@@ -417,17 +427,7 @@ class Sweep(Writer):
                 else (to_form(o.src, o.uses), form_elementwise(o) if batched else None)
                 for o in outs
             ]
-        return [
-            None
-            if f is None
-            else (
-                f[0][0].format(*names),
-                tuple(dict.fromkeys([names[i] for i in f[0][1]])),
-                f[0],
-                None if f[1] is None else named_elementwise(f[1], names),
-            )
-            for f in forms
-        ]
+        return names, forms
 
 
 def _sum_group(size: int, values: int) -> int:

@@ -134,7 +134,7 @@ class Writer:
     """The statements `forward` wrote (`orders.sink` may move them)."""
     reads_r: bool
     """Whether a statement passes R whole (a loop reads inputs' slices)."""
-    _forward_forms: dict[object, tuple[Form, FormElementwise | None]]
+    _forward_forms: dict[object, tuple[Form, int | None, FormElementwise | None]]
     """Forward code per key (`equations.walk`'s number, and in a batch which slots hold
     arrays), and in a batch what it says of itself."""
     _rule_forms: dict[tuple[object, ...], list[tuple[Form, FormElementwise | None] | None]]
@@ -358,6 +358,16 @@ def to_form(src: str, uses: tuple[str, ...]) -> Form:
     """
     numbered = Fields(lambda name: "{{{" + name[1:] + "}}}")  # the slot's field, in braces
     return src.format_map(numbered), tuple([int(u[1:]) for u in uses])
+
+
+def alias_slot(fmt: str) -> int | None:
+    """The slot a form's code is, if it is one slot's name alone (``{{{1}}}``).
+
+    A product with ``1.0`` (`Sym.unit`), or ``Add``'s cotangent passed on.
+    """
+    if fmt[:3] == "{{{" and fmt[-3:] == "}}}" and fmt[3:-3].isdigit():
+        return int(fmt[3:-3])
+    return None
 
 
 def form_elementwise(s: Sym) -> FormElementwise:
