@@ -216,7 +216,7 @@ def walk(
             sig, ops = _signature(kind, ins, kind_of, bits, at)
             got = signatures.get(sig) if kind not in statics else None
             if got is None:
-                got = _key_of(cast(Op, node), ins, kinds, bits, ids)
+                got = _key_of(cast(Op, node), ins, kinds, ids)
                 if cast(Op, node).static_fields:
                     statics.add(kind)
                 elif sig is not None:
@@ -278,35 +278,26 @@ def _positions(ins: tuple[Node, ...], at: dict[Node, int]) -> list[int]:
 
 
 def _key_of(
-    op: Op,
-    ins: tuple[Node, ...],
-    kinds: dict[Node, int],
-    bits: dict[Node, bytes],
-    ids: dict[tuple[object, ...], int],
+    op: Op, ins: tuple[Node, ...], kinds: dict[Node, int], ids: dict[tuple[object, ...], int]
 ) -> tuple[int, int]:
-    """An equation's key's number (a new key gets the next) and its eager kind (`walk`)."""
+    """An equation's key's number (a new key gets the next) and its eager kind (`walk`).
+
+    The key is `_key`'s, of the equation's atoms: a variable is named by its
+    node's identity, plain if its kind is. Kinds: a node if an input is (or a
+    transform's variable, ``x * VARIABLE_ONE``), else plain if one is, else a constant.
+    """
     prim = op.name
     if type(op) is Mul and op.y is BATCH_SUM:
         ins, prim = ins[:1], "batch_sum"  # a vmap's batch summed: one number again
-    roles: list[object] = []
-    seen: list[Node] = []
-    got: set[int] = set()
-    for x in ins:
-        if type(x) is Const:
-            roles.append(bits[x])
-            continue
-        k = kinds.get(x, NODE)
-        got.add(k)
-        i = next((j for j, y in enumerate(seen) if y is x), len(seen))
-        if i == len(seen):
-            seen.append(x)
-        roles.append((i, k == PLAIN))
+    got = {kinds.get(x, NODE) for x in ins if type(x) is not Const}
     if NODE in got or (type(op) is Mul and op.y is VARIABLE_ONE):  # a transform's variable
         k = NODE
     else:
         k = PLAIN if PLAIN in got else CONST
-    values = _bits(_params(op, op.static_fields))
-    key = (prim, k == PLAIN, tuple(roles), values)
+    atoms = tuple(
+        [Lit(x.value) if type(x) is Const else Var(str(id(x)), kinds.get(x) == PLAIN) for x in ins]
+    )
+    key = _key(prim, k == PLAIN, atoms, _bits(_params(op, op.static_fields)))
     return ids.setdefault(key, len(ids)), k
 
 
