@@ -65,9 +65,9 @@ Run = Callable[[Options], object]
 """A workload: a jitted program run with options."""
 
 OPTIONS = {
-    "as-built": Options(batch_from=1),
+    "as-built": Options(batch_from=1, numpy_call=0),
     "every-run-rolled": Options(
-        batch_from=1, reroll_from=0, min_reps=2, min_statements=2, stride=1
+        batch_from=1, numpy_call=0, reroll_from=0, min_reps=2, min_statements=2, stride=1
     ),
 }
 """As built (every batch, however small, one batched program), and with runs rolled first

@@ -52,10 +52,12 @@ def memory_paths(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 
 
 PATHS = {
-    "as-built": Options(batch_from=1),
-    "sum-each-release-all": Options(batch_from=1, sum_group=0, release_size=1, pack_elements=0),
+    "as-built": Options(batch_from=1, numpy_call=0),
+    "sum-each-release-all": Options(
+        batch_from=1, numpy_call=0, sum_group=0, release_size=1, pack_elements=0
+    ),
     "every-run-rolled": Options(
-        batch_from=1, reroll_from=0, min_reps=2, min_statements=2, stride=1
+        batch_from=1, numpy_call=0, reroll_from=0, min_reps=2, min_statements=2, stride=1
     ),
 }
 """The compiler options of each of `memory_paths`' runs: every batch, however small, runs
@@ -70,7 +72,7 @@ def batched_calls(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
 
     def spy(*args: object) -> object:
         out = real(*args)  # type: ignore[arg-type]  # the spied function's own arguments
-        seen.append(out is not vmapped.NOT_BATCHED)
+        seen.append(out is not vmapped.NOT_BATCHED and out is not vmapped.LOOPED)
         return out
 
     monkeypatch.setattr(vmapped, "batched_call", spy)
@@ -813,6 +815,37 @@ def test_a_few_examples_run_the_compiled_loop_and_many_one_batch(
 
 
 @needs_numpy
+def test_a_deep_narrow_function_loops_below_its_break_even_and_a_wide_one_is_batched(
+    batched_calls: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From `Options.batch_from` examples the batch is compiled, and run if predicted
+    faster (`vmapped.break_even`): a chain's NumPy calls each do little work, so 16
+    examples loop; a layer's are packed 16 neurons at a time, so 16 examples batch.
+    Either way each example gets eager's bits; `numpy_call=0` always batches."""
+    use(monkeypatch, Options())
+
+    def chain(x: Scalar) -> Scalar:
+        for _ in range(300):
+            x = ag.tanh(0.9 * x + 0.1)
+        return x
+
+    weights = [0.1 * i - 0.7 for i in range(16)]
+
+    def layer(x: Scalar) -> Scalar:
+        return ag.sum([ag.relu(w * x + 0.1) for w in weights])
+
+    xs = [0.05 * i - 0.4 for i in range(16)]
+    for f, batched in ((chain, False), (layer, True)):
+        got = jit(ag.vmap(ag.grad(f)))(xs)
+        assert bits(got) == bits([ag.grad(f)(x) for x in xs])
+        assert batched_calls.pop() is batched
+    use(monkeypatch, Options(numpy_call=0))
+    got = jit(ag.vmap(ag.grad(chain)))(xs)
+    assert bits(got) == bits([ag.grad(chain)(x) for x in xs])
+    assert batched_calls.pop() is True
+
+
+@needs_numpy
 def test_a_batch_over_the_budget_until_it_is_rolled_compiles() -> None:
     """A batched program is written whole before `reroll` rolls it, as a scalar one is: the
     budget counts what is compiled. A deep chain's gradient over 8 examples once fell back
@@ -825,7 +858,9 @@ def test_a_batch_over_the_budget_until_it_is_rolled_compiles() -> None:
 
     xs = [0.1 * i - 0.3 for i in range(8)]
     before = dict(jit_module.FALLBACKS)
-    options = Options(budget=2000, batch_from=1)  # ~4,500 statements written, far fewer rolled
+    options = Options(
+        budget=2000, batch_from=1, numpy_call=0
+    )  # ~4,500 statements written, far fewer rolled
     got = ag.jit(ag.vmap(ag.grad(chain)), options=options)(xs)
     assert dict(jit_module.FALLBACKS) == before
     assert bits(got) == bits([ag.grad(chain)(x) for x in xs])

@@ -198,7 +198,9 @@ def test_a_user_defined_op_runs_batched_not_by_the_loop(ramp: Elementwise) -> No
         calls.append(x)
         return ramp(x) * 2.0
 
-    jitted = ag.jit(ag.vmap(f), options=Options(batch_from=1))  # a small batch, run as one
+    jitted = ag.jit(
+        ag.vmap(f), options=Options(batch_from=1, numpy_call=0)
+    )  # a small batch, run as one
     same(jitted([-2.0, 3.0, 4.0]), [-2.0, 6.0, 8.0])
     assert len(calls) == 1  # one trace of one example: the batched program ran
     same(jitted([5.0, -6.0, 1.0]), [10.0, -6.0, 2.0])

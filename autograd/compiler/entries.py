@@ -49,6 +49,7 @@ class Entry:
         self.chunk = fusable(chunk)  # ``program`` as data, if one short generated function
         self.fast: Fast | None = None  # `Cache.remember`'s checked call of the structure
         self.checked = False  # whether `fast` was written (None: `dispatch` cannot)
+        self.calls = (0, 0)  # a batched program's: its NumPy calls, the per-example statements
 
 
 def eager(expand: bool = False) -> Entry:

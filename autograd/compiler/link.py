@@ -83,6 +83,7 @@ class Linker(Writer):
         """
         namespace, varying, returns = batch.helpers(), set(self.varying), spliced
         packable = self.packable
+        start = calls = len(self.stmts)
         if len(self.stmts) >= self.options.reroll_from:
             helpers = {**HELPERS, **namespace}  # the loops call the array twins
             written = {st[0]: st for st in self.stmts}
@@ -96,10 +97,13 @@ class Linker(Writer):
             }
         if batch.index is not None and batch.pack_rows >= pack.MIN_ROWS:
             # what is left straight: its parallel statements packed (a loop's call is not)
+            straight = len(self.stmts)
             self.stmts, packed = pack.pack(
                 self.stmts, packable, varying, names, batch.index, batch.pack_rows
             )
             namespace.update(packed)
+            calls -= straight - len(self.stmts)  # a loop runs as many calls as it rolled
+        self.calls = (calls, start)
         return namespace, returns
 
     def _roll(self, spliced: list[str], namespace: dict[str, object]) -> list[str]:

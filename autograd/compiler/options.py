@@ -99,6 +99,14 @@ class Options:
     looped), and the loop gives eager's bits where NumPy's ``exp`` or ``tanh`` may not."""
     pack_elements: int = attrs.field(default=2**17, validator=_at_least(0))
     """Elements one packed 2-d operation of a small batch holds (a cache's worth)."""
+    numpy_call: int = attrs.field(default=100, validator=_at_least(0))
+    """What a NumPy call of a batched program costs, in statements of the per-example code
+    (a call of that code costs 430 more, once an example). `jit(vmap(f))` of from
+    `batch_from` examples compiles the batch, and runs it if that is predicted cheaper:
+    ``numpy_call`` times its NumPy calls against the examples' statements and calls. Below
+    that break-even, each example runs `f`'s compiled code, as under `batch_from`: a deep,
+    narrow program (a 1,000-step chain) loops up to 92 examples, a layer of 16 neurons
+    to 8. 0: always the batch."""
     numpy_functions: bool = attrs.field(default=False, validator=_flag)
     """Batches call NumPy's own ``exp``, ``log``, ``tanh``, ... (30x faster than the float
     helper per element), which differ from ``math``'s in the last bits of some inputs

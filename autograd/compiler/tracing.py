@@ -174,7 +174,10 @@ def _compiled(
     """``compile_`` of the program on ``inputs``; without loops if the sweep cannot take them."""
     with collector.paused():  # millions of objects, none in a cycle (`compiler.collector`)
         try:
-            return compile_(Program(inputs, options, floats=plain, batch=batch))
+            program = Program(inputs, options, floats=plain, batch=batch)
+            entry = compile_(program)
+            entry.calls = program.calls
+            return entry
         except Unrolled:  # a run the forward pass rolled that the sweep cannot: none rolled
             FALLBACKS["unrolled"] += 1
             return compile_(Program(inputs, options, floats=plain, batch=batch, rolls=False))

@@ -32,6 +32,12 @@ from autograd.transforms.vmap import Mapped
 NOT_BATCHED = object()
 """`batched_call`'s answer when one batched program cannot run the call."""
 
+LOOPED = object()
+"""`batched_call`'s answer when the examples' own compiled code is predicted faster."""
+
+CALL_STATEMENTS = 430
+"""What a call of the per-example code costs in `vmap`'s loop, in its statements' worth."""
+
 
 class Vmapped:
     """How a call of ``jit(vmap(fn))`` runs: a few examples, one batch, or `jit`'s loop."""
@@ -63,6 +69,8 @@ class Vmapped:
             if batch.size < self.options.batch_from:
                 return self._each(batch), args, None
             out = batched_call(mapped, batch, self.cache, self.options)
+            if out is LOOPED:
+                return self._each(batch), args, None
             if out is not NOT_BATCHED:
                 return out, args, None
         return NOT_BATCHED, batch.converted(), mapped.out_axes if batch.arrays else None
@@ -128,6 +136,8 @@ def batched_call(mapped: Mapped, batch: Batch, cache: Cache, options: Options) -
             cache.put(key, entry)
         if entry.program is None:
             return NOT_BATCHED
+        if size < break_even(entry.calls, options):
+            return LOOPED
         try:
             with quiet():
                 out = entry.program(inputs)  # type: ignore[arg-type]  # floats and arrays
@@ -142,6 +152,23 @@ def batched_call(mapped: Mapped, batch: Batch, cache: Cache, options: Options) -
         except _NotNumber:
             break
     return NOT_BATCHED  # examples disagree on a choice made on plain numbers
+
+
+def break_even(calls: tuple[int, int], options: Options) -> float:
+    """The examples from which a batched program is predicted faster than the loop.
+
+    ``calls``: its NumPy calls a run, and the statements of the per-example
+    code (`Writer.calls`). The batch costs `Options.numpy_call` statements a
+    NumPy call, whatever the examples; the loop, each example's statements and
+    a call of its code (`CALL_STATEMENTS`). Measured crossovers of
+    ``jit(vmap(grad(f)))``: a 1,000-step chain near 100 examples, a layer of 16
+    neurons near 8 (docs/vmap.md).
+
+    >>> round(break_even((5000, 5000), Options())), round(break_even((43, 95), Options()))
+    (92, 8)
+    """
+    numpy_calls, statements = calls
+    return options.numpy_call * numpy_calls / (statements + CALL_STATEMENTS)
 
 
 def _first_example(

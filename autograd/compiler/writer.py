@@ -156,6 +156,9 @@ class Writer:
     # linked
     sources: list[str]
     """The generated chunks and loops, once linked (for tests and debugging)."""
+    calls: tuple[int, int]
+    """A batch, once linked: the NumPy calls a run makes (a loop's, once an iteration) and
+    the statements of the per-example code (`vmapped`'s break-even)."""
     lone: Chunk | None
     """The program, once linked, if one chunk."""
     _unpacked: set[str]
@@ -225,6 +228,7 @@ class Writer:
         self._forward_forms = {}
         self._rule_forms = {}
         self.sources = []
+        self.calls = (0, 0)
         self.lone = None
         self._unpacked = set()
 
