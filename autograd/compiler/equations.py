@@ -28,6 +28,7 @@ import attrs
 
 from autograd.compiler import periods
 from autograd.compiler.options import DEFAULT
+from autograd.compiler.stmts import ref
 from autograd.core.batching import BATCH_SUM
 from autograd.core.nodes import (
     COMPARE_SYMBOLS,
@@ -367,25 +368,32 @@ def backward(
     eqns: list[Eqn] = []
     cot: dict[Node, Atom] = {root: Lit(1.0)}
     made = {e.outs[0]: e.key for e in forward_eqns}
+    rules: dict[tuple[object, ...], list[tuple[str, tuple[int, ...]] | None]] = {}
     fresh = iter(range(1 << 62))
     for node, ins in reversed(graph):
         g = cot.get(node)
         if not ins or node not in needs or g is None:
             continue
-        for i, (x, c) in enumerate(zip(ins, _rule(cast(Op, node), ins, g, names), strict=True)):
-            if x not in needs or c is None:
+        op = cast(Op, node)
+        # the rule's code follows from its forward equation's key and the seed's being 1.0
+        key = (made[names[node]], type(g) is Lit)
+        forms = rules.get(key)
+        if forms is None:
+            forms = rules[key] = _rule(op, ins, type(g) is Lit, names)
+        slots = [*(Lit(x.value) if type(x) is Const else names[x] for x in ins), names[node], g]
+        shown = {f"_{k}": _show(a) for k, a in enumerate(slots)}
+        for i, (x, form) in enumerate(zip(ins, forms, strict=True)):
+            if x not in needs or form is None:
                 continue
-            src, uses = c
+            src = form[0].format_map(shown)
             out: Atom
             if src == _show(g):  # the rule passes ``g`` on (`Add`): the same value, no equation
                 out = g
             else:
-                atoms = tuple([_use(u, g, names, node, ins) for u in uses])
+                atoms = tuple([slots[k] for k in form[1]])
                 out = Var(f"g{next(fresh)}", False)
-                # the rule's code follows from its forward equation's key and the seed's being 1.0
-                key = _key("vjp", False, atoms, (made[names[node]], i, g == Lit(1.0)))
-                params = (("op", cast(Op, node).name), ("input", i), ("rule", src))
-                eqns.append(Eqn("vjp", atoms, (out,), params, key))
+                params = (("op", op.name), ("input", i), ("rule", src))
+                eqns.append(Eqn("vjp", atoms, (out,), params, _key("vjp", False, atoms, (*key, i))))
             prev = cot.get(x)
             if prev is not None:
                 total = Var(f"g{next(fresh)}", False)
@@ -397,29 +405,31 @@ def backward(
 
 
 def _rule(
-    op: Op, ins: tuple[Node, ...], g: Atom, names: dict[Node, Var]
-) -> list[tuple[str, tuple[str, ...]] | None]:
-    """``op``'s rule on `Sym`s named as its variables: each input's contribution as code.
+    op: Op, ins: tuple[Node, ...], seed: bool, names: dict[Node, Var]
+) -> list[tuple[str, tuple[int, ...]] | None]:
+    """``op``'s rule on `Sym` stand-ins for its slots: each input's contribution as a template.
 
-    An input that is a plain number in the eager call (Pow's exponent) was a
-    `Const` there, so the rule runs on a copy holding a stand-in `Const`
-    (what `codegen` compiles does the same).
+    Slot k (``{_k}``) is input k (a slot holding the node of an earlier one
+    stands for that one; a constant is its literal), then the node's own
+    value, then the cotangent, unless it is the ``seed`` 1.0 (a product with it
+    is the other factor, as compiled). Each contribution: its template, and
+    the slots it reads. An input that is a plain number in the eager call
+    (Pow's exponent) was a `Const` there, so the rule runs on a copy holding a
+    stand-in `Const` (what `codegen` compiles does the same).
     """
     syms: dict[Node, Sym] = {}
-    for x in (*ins, op):
-        if type(x) is Const:
-            syms[x] = Sym(literal(x.value), (), x.value)
-        elif x in names:
-            syms[x] = Sym(names[x].name, (names[x].name,))
+    for k, x in enumerate(ins):
+        if x not in syms:
+            f = f"_{k}"
+            syms[x] = Sym(literal(x.value), (), x.value) if type(x) is Const else Sym(ref(f), (f,))
+    own, cotangent = f"_{len(ins)}", f"_{len(ins) + 1}"
+    syms[op] = Sym(ref(own), (own,))
     i = op.const_variant
     if i is not None and ins[i] in names and names[ins[i]].plain:
         op = as_eager(op, i, syms)
-    if isinstance(g, Lit):  # the seed: a product with it is the other factor, as compiled
-        gs = Sym(literal(g.value), (), g.value, g.value == 1.0)
-    else:
-        gs = Sym(g.name, (g.name,))
-    outs = op.vjp(gs, syms.__getitem__)
-    return [None if o is None else (sym(o).src, sym(o).uses) for o in outs]
+    gs = Sym(literal(1.0), (), 1.0, True) if seed else Sym(ref(cotangent), (cotangent,))
+    outs = [None if o is None else sym(o) for o in op.vjp(gs, syms.__getitem__)]
+    return [None if o is None else (o.src, tuple([int(u[1:]) for u in o.uses])) for o in outs]
 
 
 def as_eager(op: Op, i: int, syms: dict[Node, Sym]) -> Op:
@@ -436,16 +446,6 @@ def as_eager(op: Op, i: int, syms: dict[Node, Sym]) -> Op:
     if op in syms:
         syms[cast(Node, copy)] = syms[op]
     return copy
-
-
-def _use(name: str, g: Atom, names: dict[Node, Var], node: Node, ins: tuple[Node, ...]) -> Atom:
-    if type(g) is Var and g.name == name:
-        return g
-    for x in (*ins, node):
-        v = names.get(x)
-        if v is not None and v.name == name:
-            return v
-    raise AssertionError(f"a rule read {name}, which is not among its equation's variables")
 
 
 def find_loops(eqns: Sequence[Eqn], outside: Sequence[Var]) -> list[periods.Period]:
