@@ -14,6 +14,7 @@ numbers of the eager call. Constants are passed in as objects, so ``-0.0``,
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 from collections.abc import Sequence
 from typing import cast
@@ -79,7 +80,9 @@ class ForwardPass(ForwardLoops):
         found = []
         if self.rolls and len(order) >= self.options.loops_from:
             found = self._runs(stacked, [*outputs, *compared])
-        w.operands, w.at = [], w.at if self.stacks else {}  # read only to find runs (and `_looped`)
+        w.operands = []  # read only to find runs
+        if not self.stacks:  # `_looped` reads the positions of runs whose values are kept
+            w.at = {}
         rolled = self.rolled
         batched = bool(self.batch_of)  # it only grows from the nodes of a vmap's batch
         start = len(self.stmts)
@@ -120,13 +123,15 @@ class ForwardPass(ForwardLoops):
         found = periods.find(w.forms, w.operands, self.options, stacked)
         end = w.ends[0]
         read = [] if stacked else sorted(w.at[x] for x in named if w.at.get(x, -1) >= 0)
+
+        def reads_looped(per: periods.Period) -> bool:  # a name read inside the loop
+            i = bisect.bisect_left(read, per.first(periods.HEAD - 1))
+            return i < len(read) and read[i] < per.first(per.count - periods.TAIL)
+
         found = [
             per
             for per in found
-            if not per.start < end < per.first(per.count)
-            and not any(
-                per.first(periods.HEAD - 1) <= p < per.first(per.count - periods.TAIL) for p in read
-            )
+            if not per.start < end < per.first(per.count) and not reads_looped(per)
         ]
         if stacked and found:
             self.stacks.append((w.at, self.rolled, w.order))

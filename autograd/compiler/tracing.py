@@ -176,11 +176,12 @@ def _compiled(
         try:
             program = Program(inputs, options, floats=plain, batch=batch)
             entry = compile_(program)
-            entry.calls = program.calls
-            return entry
         except Unrolled:  # a run the forward pass rolled that the sweep cannot: none rolled
             FALLBACKS["unrolled"] += 1
-            return compile_(Program(inputs, options, floats=plain, batch=batch, rolls=False))
+            program = Program(inputs, options, floats=plain, batch=batch, rolls=False)
+            entry = compile_(program)
+    entry.calls = program.calls  # a batch's cost, for `vmapped.break_even`
+    return entry
 
 
 def _fresh_variables(
