@@ -341,16 +341,54 @@ def test_a_second_derivative_keeps_eager_bits(sources: list[str]) -> None:
     assert not any(s.startswith("def fwd_loop") for s in sources)
 
 
-def test_a_sweep_that_cannot_roll_compiles_again_without_periods(
+def settling(p: list[Scalar], n: int) -> Scalar:
+    """A run whose sweep leaves no cotangent of ``a`` every other iteration: ``where``'s test
+    of ``d`` passes none on, so the pattern of cotangents repeats every two iterations, from
+    the second iteration the loop sweeps."""
+    a, b, c, d, w = p
+    for _ in range(n):
+        a, b, c, d = a + ag.where(ag.gt(d, 10.0), 1.0, 0.0), ag.sin(d) + d, a + c, b - a
+    return a * d
+
+
+SETTLING: list[Scalar] = [
+    0.9424458033647352,
+    0.859246592735216,
+    0.515432470447876,
+    0.9045578664136957,
+    0.68,
+]
+
+
+def test_a_sweep_whose_cotangents_settle_late_gets_a_prologue_and_a_longer_body(
     sources: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def refuse(*args: object) -> None:
-        raise periods.Unrolled
+    use(monkeypatch, attrs.evolve(SMALL_RUNS, min_looped=4))  # a run of one step each
+    got = jit(ag.value_and_grad(settling), static_argnums=1)(SETTLING, 19)
+    assert bits(got) == bits(ag.value_and_grad(settling)(SETTLING, 19))
+    (loop,) = [s for s in sources if s.startswith("def bwd_loop")]
+    body = loop.split("    for ", 1)[1]
+    assert "= next(_it)" in loop.split("    for ", 1)[0]  # an iteration before the loop
+    assert "= next(_it)" in body  # two iterations a pass
+    for n in range(16, 24):  # each count of iterations: the prologue makes the body fit
+        sources.clear()
+        got = jit(ag.value_and_grad(settling), static_argnums=1)(SETTLING, n)
+        assert bits(got) == bits(ag.value_and_grad(settling)(SETTLING, n))
+        assert any(s.startswith("def bwd_loop") for s in sources)
 
-    monkeypatch.setattr(codegen.Program, "_loop_backward", refuse)
-    got = jit(ag.value_and_grad(rnn), static_argnums=1)([0.8, 0.1], STEPS)
-    assert bits(got) == bits(ag.value_and_grad(rnn)([0.8, 0.1], STEPS))
-    assert not any(s.startswith("def fwd_loop") for s in sources)
+
+def test_a_sweep_that_does_not_settle_is_written_straight_in_its_loop_function(
+    sources: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use(monkeypatch, attrs.evolve(SMALL_RUNS, settle=0))
+    cases: list[tuple[Callable[[list[Scalar], int], Scalar], list[Scalar]]]
+    cases = [(rnn, [0.8, 0.1]), (settling, list(SETTLING))]
+    for f, p in cases:
+        sources.clear()
+        got = jit(ag.value_and_grad(f), static_argnums=1)(p, STEPS)
+        assert bits(got) == bits(ag.value_and_grad(f)(p, STEPS))
+        (loop,) = [s for s in sources if s.startswith("def bwd_loop")]
+        assert "    for " not in loop and loop.count("= next(_it)") >= 8
 
 
 def test_a_long_chain_rolls_before_its_statements_at_the_default_thresholds(

@@ -70,6 +70,10 @@ class Options:
     are written (`compiler.periods`); smaller runs are left to `reroll`."""
     min_looped: int = attrs.field(default=16, validator=_at_least(1))
     """Fewest iterations `compiler.periods` writes a loop for."""
+    settle: int = attrs.field(default=16, validator=_at_least(0))
+    """Iterations a rolled run's backward loop sweeps, at most, looking for the pattern of
+    its cotangents to repeat (`backward_loops`): those before are written straight, and
+    all of them if it does not repeat."""
     probes: int = attrs.field(default=8, validator=_at_least(2))
     """Windows of a graph's order searched for runs before the whole of it."""
     probe_window: int = attrs.field(default=2_048, validator=_at_least(1))

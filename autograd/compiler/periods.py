@@ -13,15 +13,14 @@ keeps in a list).
 `codegen.Program` writes a run's first `HEAD` iterations and last `TAIL` as
 usual, and compares the statements of two consecutive ones with each name
 replaced by its role (`shape`): a statement of this iteration, one of the
-iteration written just before, a forward value of this iteration's nodes or
-the previous one's, this iteration's input, or a name that stands for itself. Equal shapes, with
-the same nodes in every iteration between, mean every iteration between
-writes those statements too, each reading its own names. The iteration
-written last then becomes a loop's body (`ForwardLoop`, `BackwardLoop`): the
-very statements, in the very order, so results keep their bits. A run whose
-shapes differ is written as usual; a backward sweep that cannot roll what
-the forward pass rolled raises `Unrolled`, and `jit` compiles again without
-this module.
+iteration written just before, this iteration's input, or a name that
+stands for itself. Equal shapes, with the same nodes in every iteration
+between, mean every iteration between writes those statements too, each
+reading its own names. The iteration written last then becomes the loop's
+body (`ForwardLoop`): the very statements, in the very order, so results
+keep their bits. A run whose shapes differ is written as usual. The
+backward sweep of a rolled run is its body's rules, transposed
+(`backward_loops`).
 """
 
 from __future__ import annotations
@@ -40,18 +39,13 @@ next two are compared."""
 
 TAIL = 4
 """Iterations written as usual after a loop: the backward sweep enters a run here, with
-cotangents from what follows it, and its shapes settle after one or two iterations."""
+cotangents from what follows it."""
 
 Role = tuple[str, int]
 """Where a name of one iteration's statements lives, by position: ``("s", k)`` the target of
-this iteration's statement k, ``("c", k)`` of the previous iteration's (carried), ``("f0", j)``
-and ``("f1", j)`` the forward value of node j of this iteration and of the previous one,
+this iteration's statement k, ``("c", k)`` of the previous iteration's (carried),
 ``("in", i)`` this iteration's input of the run's stream i (`Period.inputs`), ``("l", i)``
 this iteration's value of an earlier run's stream i (`Period.lists`)."""
-
-
-class Unrolled(Exception):
-    """The backward sweep cannot roll a run the forward pass rolled: compile without periods."""
 
 
 class Period:
@@ -148,26 +142,6 @@ def own_roles(this: Sequence[Stmt], before: Sequence[Stmt]) -> dict[str, Role]:
     return roles
 
 
-def backward_roles(
-    this: Sequence[Stmt],
-    before: Sequence[Stmt],
-    values: Sequence[str],
-    previous: Sequence[str],
-    inputs: Sequence[str],
-) -> dict[str, Role]:
-    """`own_roles`, after the forward values of this iteration's nodes and the previous one's.
-
-    A name with several roles takes the first of: this iteration's statement,
-    the previous one's, this iteration's input of each stream (``inputs``),
-    this iteration's value, the previous iteration's value.
-    """
-    roles = {name: ("f1", j) for j, name in reversed(list(enumerate(previous)))}
-    roles.update({name: ("f0", j) for j, name in reversed(list(enumerate(values)))})
-    roles.update({name: ("in", i) for i, name in enumerate(inputs)})
-    roles.update(own_roles(this, before))
-    return roles
-
-
 class _Body:
     """A loop's body being written (`loops.Loop`): the template's statements, names placed."""
 
@@ -207,15 +181,6 @@ class _Body:
 
     def stream(self, role: Role) -> str:  # overridden where forward values stream in
         raise AssertionError(role)
-
-    def expr(self, role: Role) -> str:
-        """The local holding what ``role`` names, as the last iteration leaves it."""
-        kind, k = role
-        if kind == "s":
-            return f"_s{k}"
-        if kind == "c":  # the state has no carried role: `codegen` checks before writing
-            raise AssertionError(role)
-        return self.stream(role)
 
 
 class ForwardLoop(_Body):
@@ -272,56 +237,6 @@ class ForwardLoop(_Body):
             self.loop.keep(f"_l{j}", self.value(j))
         lists = [f"_l{j}" if j in self.stored else "None" for j in range(len(self.slots))]
         return self.loop.source([f"_s{k}" for k in self.finals] + lists)
-
-
-class BackwardLoop(_Body):
-    """A run's backward sweep over its looped iterations, last first, as one function.
-
-    Forward values stream in from the forward loop's lists (`ForwardLoop.stored`):
-    ``f0`` this iteration's, ``f1`` the previous one's, whose first is the last
-    iteration before the loop (``heads``, by name). It returns the cotangents
-    the sweep leaves (``state``: roles, or names that stand for themselves),
-    then a list of each value it `keep`s, one an iteration, last first.
-    """
-
-    def __init__(
-        self,
-        name: str,
-        template: Sequence[Stmt],
-        roles: dict[str, Role],
-        forward: ForwardLoop,
-        call: str,
-        heads: Sequence[str],
-    ) -> None:
-        self.forward, self.call, self.heads = forward, call, heads
-        self.kept: list[str] = []  # what each iteration appends to a list of its own
-        super().__init__(name, forward.count, template, roles)
-
-    def keep(self, role: Role) -> int:
-        """Return, after the state, a list of what ``role`` names at each iteration: its index."""
-        e = self.expr(role)
-        if e not in self.kept:
-            self.kept.append(e)
-            self.loop.keep(f"_m{len(self.kept) - 1}", e)
-        return self.kept.index(e)
-
-    def stream(self, role: Role) -> str:
-        kind, j = role
-        count = self.forward.count
-        if kind == "in":  # the forward's stream, last first
-            first, step = self.forward.inputs[j]
-            last = first + step * (count - 1)
-            return self.loop.stream(role, f"_i{j}", items(self.param("R"), last, -step, count))
-        self.forward.stored.add(j)
-        values = self.param(f"{ref(self.call)}[{self.forward.list_index(j)}]")
-        if kind == "f0":
-            return self.loop.stream(role, f"_f{j}", f"reversed({values})")
-        before = self.param(ref(self.heads[j]))
-        return self.loop.stream(role, f"_h{j}", f"_chain(reversed({values}[:-1]), ({before},))")
-
-    def write(self, finals: Sequence[str]) -> str:
-        """The source; ``finals``: the expressions (`place`) it returns before the lists."""
-        return self.loop.source([*finals, *(f"_m{i}" for i in range(len(self.kept)))])
 
 
 LOOP_GLOBALS = {"_chain": itertools.chain}

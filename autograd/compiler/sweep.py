@@ -5,49 +5,31 @@ node, in the order the eager sweep (`_trace.backward`) visits them and
 accumulates cotangents. Choices inside rules (relu's mask, pow's exponent-0
 case) are `where`s, so they become conditional expressions on run-time
 values, never decisions frozen from the trace. A run the forward pass rolled
-is swept as a call of one loop too (`periods.BackwardLoop`); in a batch, the
+is swept as a call of one loop too (`backward_loops`); in a batch, the
 cotangents per example of what is one number for all are summed over it.
 """
 
 from __future__ import annotations
 
-import contextlib
-import functools
 from collections.abc import Sequence
-from typing import cast
 
 from autograd.compiler import periods
-from autograd.compiler.stmts import Stmt, reads, ref
+from autograd.compiler.backward_loops import BackwardLoops
+from autograd.compiler.stmts import ref
 from autograd.compiler.writer import (
     Elementwise,
-    Form,
-    FormElementwise,
     Ordered,
-    Writer,
+    RuleCode,
     alias_slot,
-    form_elementwise,
     named_elementwise,
-    to_form,
 )
 from autograd.core.nodes import Node
-from autograd.core.sym import Sym, arrays, sym
 
 _SUM = "prev + (...)"
 """Marks the form of a sweep's sum ``prev + (contribution)`` built on a contribution's form."""
 
-_Left = tuple[periods.Role | str | None, ...]
-"""Per node, the role of the cotangent an iteration's sweep leaves it (None: none)."""
 
-_Contribution = tuple[Form, FormElementwise | None]
-"""A rule's contribution to an input's cotangent: its `Form`, and in a batch what it says
-of itself."""
-
-_Swept = dict[int, tuple[int, list[str | None], list[str | None]]]
-"""Per tail iteration of a run: where its sweep began, and the cotangents the one after
-left (`Sweep._loop_backward`)."""
-
-
-class Sweep(Writer):
+class Sweep(BackwardLoops):
     """The backward sweep of `codegen.Program`."""
 
     def backward(self, root: Node, wrt: Sequence[Node]) -> list[str]:
@@ -55,8 +37,6 @@ class Sweep(Writer):
 
         Returns, per variable, the name holding its cotangent (``0.0`` if none).
         """
-        if self.stacks:  # a sweep over a run whose values other runs read: not written
-            raise periods.Unrolled(root)
         wanted = set(wrt)
         w = self.walk
         if root is not self.first_output:
@@ -98,18 +78,12 @@ class Sweep(Writer):
     def _sweep(
         self, end: int, found: list[periods.Period], cot: dict[Node, str], needs: set[Node]
     ) -> None:
-        """The sweep of a scalar program; a run the forward pass rolled is rolled here too.
+        """The sweep of a scalar program; a run the forward pass rolled is swept by a loop too.
 
-        Its `TAIL` iterations are swept as usual; where each begins, the
-        cotangents the iteration after it left are recorded (`_loop_backward`).
+        Its `periods.TAIL` iterations are swept as usual, its looped ones by
+        one loop (`BackwardLoops._loop_backward`), its head iterations as usual.
         """
-        tail = periods.TAIL
-        marks = {
-            per.first(q + 1) - 1: (per, q)  # the sweep of iteration q starts at its last node
-            for per in found
-            for q in range(per.count - tail - 1, per.count)
-        }
-        at: _Swept = {}
+        marks = {per.first(per.count - periods.TAIL) - 1: per for per in found}
         order, forms = self.walk.order, self.walk.forms
         p = end
         for e in [*sorted(marks, reverse=True), -1]:
@@ -117,159 +91,11 @@ class Sweep(Writer):
                 node, ins = order[i]
                 if node in needs and node in cot:  # not in cot: only a comparison reads it
                     self._vjp(node, ins, forms[i], cot, needs)
-            p = e + 1
             if e < 0:
                 break
-            per, q = marks[e]
-            left = [cot.get(x) for x in self._iteration(order, per, q)]
-            left += [cot.get(x) for x in self._fixed(order, per)]
-            at[q] = (len(self.stmts), left, [cot.get(x) for x in self._variables(per, q + 1)])
-            if q == per.count - tail - 1:
-                self._loop_backward(order, per, at, cot, needs)
-                p = per.first(periods.HEAD)
-
-    def _loop_backward(
-        self,
-        order: list[Ordered],
-        per: periods.Period,
-        at: _Swept,
-        cot: dict[Node, str],
-        needs: set[Node],
-    ) -> None:
-        """Sweep a run's looped iterations as a call of one loop, or raise `periods.Unrolled`.
-
-        ``at[q]``: where iteration q's sweep began, the cotangents the one
-        after it left (its nodes', the fixed nodes'), and that one's streamed
-        variables' (`_variables`), complete once it is swept. The first two
-        tail iterations must have the same `periods.shape`, leave cotangents
-        of the same roles, and need the same nodes as every looped one. The
-        loop keeps each iteration's cotangents of its variables in lists,
-        whose items stand for them (`elements`).
-        """
-        t = per.count - periods.TAIL  # the template, swept last
-        roles, state, grads = self._backward_template(order, per, at, needs)
-        assert per.loop is not None  # `forward` rolled it
-        forward, call = per.loop
-        heads = [self.names[x] for x in self._iteration(order, per, periods.HEAD - 1)]
-        template = self._swept(at, t)
-        back = periods.BackwardLoop(
-            f"bwd_loop{len(self.loops)}", template, roles, forward, call, heads
-        )
-        finals = list(dict.fromkeys(back.expr(r) for r in state if type(r) is tuple))
-        # a variable's cotangent the sweep of the iteration after set (``c``): that one keeps it
-        kept = [back.keep(("s", r[1]) if r[0] == "c" else r) for r in grads if type(r) is tuple]
-        self.loops[back.name] = functools.partial(back.write, finals)
-        target = f"g{len(self.stmts)}"
-        args = list(back.params)
-        self.reads_r = self.reads_r or "R" in args
-        self.emit(target, f"{back.name}({', '.join(args)})", reads(args))
-        names = [name for name, _, _ in template]
-        self._looped_variables(per, grads, kept, names, target, len(finals), cot)
-        self._left_by_loop(order, per, state, back, finals, target, cot)
-
-    def _swept(self, at: _Swept, q: int) -> list[Stmt]:
-        """The statements of tail iteration ``q``'s sweep."""
-        return self.stmts[at[q][0] : at[q - 1][0]]
-
-    def _backward_template(
-        self, order: list[Ordered], per: periods.Period, at: _Swept, needs: set[Node]
-    ) -> tuple[dict[str, periods.Role], _Left, _Left]:
-        """The template's roles, and those of the cotangents it leaves: or `periods.Unrolled`.
-
-        Returns the roles of the template's names, and of the cotangents it
-        leaves its nodes and the fixed ones (the loop's state), and its variables.
-        """
-        names, t = self.names, per.count - periods.TAIL
-
-        def roles(q: int) -> dict[str, periods.Role]:
-            return periods.backward_roles(
-                self._swept(at, q),
-                self._swept(at, q + 1),
-                [names[x] for x in self._iteration(order, per, q)],
-                [names[x] for x in self._iteration(order, per, q - 1)],
-                [f"a{a + b * q}" for a, b in per.inputs],
-            )
-
-        shapes = []
-        rs: dict[str, periods.Role] = {}
-        for q in (t + 1, t):  # the template last: its roles are the loop's
-            rs = roles(q)
-            left = tuple([None if g is None else rs.get(g, g) for g in at[q - 1][1]])
-            grads = tuple([None if g is None else rs.get(g, g) for g in at[q - 1][2]])
-            needed = [x in needs for x in self._iteration(order, per, q)]
-            shapes.append((periods.shape(self._swept(at, q), rs), left, needed, grads))
-        state, grads = shapes[1][1], shapes[1][3]
-        if shapes[0] != shapes[1] or any(type(r) is tuple and r[0] == "c" for r in state):
-            raise periods.Unrolled
-        looped = [x in needs for x, _ in order[per.first(periods.HEAD) : per.first(t)]]
-        if looped != shapes[1][2] * per.looped:
-            raise periods.Unrolled
-        return rs, state, grads
-
-    def _left_by_loop(
-        self,
-        order: list[Ordered],
-        per: periods.Period,
-        state: _Left,
-        back: periods.BackwardLoop,
-        finals: list[str],
-        target: str,
-        cot: dict[Node, str],
-    ) -> None:
-        """The cotangents a run's loop leaves the last head iteration and the fixed nodes."""
-        got: dict[str, str] = {}
-        nodes = self._iteration(order, per, periods.HEAD - 1) + self._fixed(order, per)
-        for x, r in zip(nodes, state, strict=True):
-            if r is None:
-                cot.pop(x, None)
-            elif type(r) is str:
-                cot[x] = r
-            else:
-                e = back.expr(cast(periods.Role, r))
-                name = got.get(e)
-                if name is None:
-                    name = got[e] = f"g{len(self.stmts)}"
-                    self.emit(name, f"{ref(target)}[{finals.index(e)}]", (target,))
-                cot[x] = name
-
-    def _looped_variables(
-        self,
-        per: periods.Period,
-        grads: _Left,
-        kept: list[int],
-        template: list[str],
-        call: str,
-        lists_at: int,
-        cot: dict[Node, str],
-    ) -> None:
-        """Name the looped iterations' cotangents of their variables (`_loop_backward`).
-
-        ``grads``: per variable stream, the role of its cotangent in the
-        template (the first tail iteration, whose statements are ``template``):
-        a list the loop kept, at ``kept``; a name that stands for itself; or
-        None. Items of a list are outputs only: each gets a name in `elements`,
-        which `link` returns as a slice of the list (the loop ran last
-        iteration first). A cotangent the iteration after set (``c``) is one
-        iteration behind: the last looped one's is the template's statement.
-        """
-        t = per.count - periods.TAIL
-        streams = iter(kept)
-        looped = [self._variables(per, q) for q in range(periods.HEAD, t)]
-        for i, role in enumerate(grads):
-            if role is None:
-                continue
-            xs = [variables[i] for variables in looped]
-            if isinstance(role, str):
-                cot.update(dict.fromkeys(xs, role))
-                continue
-            values = f"g{len(self.stmts)}"
-            self.emit(values, f"{ref(call)}[{lists_at + next(streams)}]", (call,))
-            if role[0] == "c":
-                cot[xs.pop()] = template[role[1]]
-            for k, x in enumerate(reversed(xs)):
-                name = f"e{len(self.elements)}"
-                self.elements[name] = (values, k)
-                cot[x] = name
+            per = marks[e]
+            self._loop_backward(order, per, cot, needs)
+            p = per.first(periods.HEAD)
 
     @staticmethod
     def _completions(order: list[Ordered], wanted: set[Node]) -> dict[Node, list[Node]]:
@@ -392,42 +218,14 @@ class Sweep(Writer):
 
     def _rule(
         self, node: Node, ins: tuple[Node, ...], eqn_key: int, g: str
-    ) -> tuple[list[str], list[_Contribution | None]]:
-        """The node's ``vjp`` rule run on `Sym`: the names its code reads, each input's code.
-
-        Each input's contribution is a `Form` over the names (None: none), and in
-        a batch what it says of itself (`FormElementwise`).
-
-        The rule runs once per key (its equation's, `equations.walk`, and what else
-        the code depends on), on stand-ins for its slots (`Writer._slot_syms`) and
-        the cotangent ``g`` after them; nodes with the same key reuse its code
-        with their own names. In a batch, each contribution also says what it
-        is (`Elementwise`), which depends on which names are arrays.
-        """
+    ) -> tuple[list[str], list[RuleCode | None]]:
+        """The node's ``vjp`` rule's code (`Writer._rule_code`) and the names it reads."""
         names = [self.names[x] for x in ins]
         own = node in self.names  # a rule may read the node's own value
         if own:
             names.append(self.names[node])
         names.append(g)
-        unit = g == self.seed
-        batched = self._batched(names)
-        key = (eqn_key, own, unit, self._arrays_among(names) if batched else False)
-        forms = self._rule_forms.get(key)
-        if forms is None:
-            eager, syms = self._slot_syms(node, ins, names, own)
-            n = len(names)
-            f = f"_{n - 1}"
-            gs = Sym(ref(f), (f,), unit=unit, array=g in self.surely)
-            with arrays() if batched else contextlib.nullcontext():
-                rule = eager.vjp(gs, syms.__getitem__)
-            outs = [None if o is None else sym(o) for o in rule]
-            forms = self._rule_forms[key] = [
-                None
-                if o is None
-                else (to_form(o.src, o.uses), form_elementwise(o) if batched else None)
-                for o in outs
-            ]
-        return names, forms
+        return names, self._rule_code(node, ins, eqn_key, names, own, g == self.seed)
 
 
 def _sum_group(size: int, values: int) -> int:

@@ -44,7 +44,6 @@ from autograd.compiler.keys import (
     slow_shape,
 )
 from autograd.compiler.options import Options
-from autograd.compiler.periods import Unrolled
 from autograd.core.batching import BatchedList, BatchEscape, Example
 from autograd.core.batching import hook as batch_hook
 from autograd.core.context import TraceState
@@ -171,15 +170,10 @@ def _compiled(
     options: Options,
     compile_: Callable[[Program], Entry],
 ) -> Entry:
-    """``compile_`` of the program on ``inputs``; without loops if the sweep cannot take them."""
+    """``compile_`` of the program on ``inputs``."""
     with collector.paused():  # millions of objects, none in a cycle (`compiler.collector`)
-        try:
-            program = Program(inputs, options, floats=plain, batch=batch)
-            entry = compile_(program)
-        except Unrolled:  # a run the forward pass rolled that the sweep cannot: none rolled
-            FALLBACKS["unrolled"] += 1
-            program = Program(inputs, options, floats=plain, batch=batch, rolls=False)
-            entry = compile_(program)
+        program = Program(inputs, options, floats=plain, batch=batch)
+        entry = compile_(program)
     entry.calls = program.calls  # a batch's cost, for `vmapped.break_even`
     return entry
 

@@ -14,6 +14,7 @@ writing a program raises.
 
 from __future__ import annotations
 
+import contextlib
 import struct
 from collections.abc import Callable, Sequence
 from typing import cast
@@ -28,7 +29,7 @@ from autograd.compiler.options import Options
 from autograd.compiler.periods import Period
 from autograd.compiler.stmts import Fields, Stmt, ref
 from autograd.core.nodes import Const, Node, Op
-from autograd.core.sym import Sym
+from autograd.core.sym import Sym, arrays, sym
 
 
 @attrs.frozen
@@ -75,6 +76,10 @@ value for every row of a pack (`compiler.pack`)."""
 FormElementwise = tuple[bool | None, tuple[int, ...]]
 """`Elementwise` up to names: its fixed names as numbers of a form's names."""
 
+RuleCode = tuple[Form, FormElementwise | None]
+"""A rule's contribution to one input's cotangent: its `Form`, and in a batch what it says
+of itself."""
+
 
 class Writer:
     """The statements of one compiled graph as they are written, and the constants they read.
@@ -90,7 +95,7 @@ class Writer:
     limit: int
     """Statements written before `reroll` rolls runs into loops (a batch's are not rolled)."""
     rolls: bool
-    """Whether a scalar program's long runs of repeated nodes are written as loops."""
+    """Whether long runs of repeated nodes are written as loops: a scalar program's are."""
 
     # the nodes
     input_nodes: list[Node]
@@ -137,7 +142,7 @@ class Writer:
     _forward_forms: dict[object, tuple[Form, int | None, FormElementwise | None]]
     """Forward code per key (`equations.walk`'s number, and in a batch which slots hold
     arrays), and in a batch what it says of itself."""
-    _rule_forms: dict[tuple[object, ...], list[tuple[Form, FormElementwise | None] | None]]
+    _rule_forms: dict[tuple[object, ...], list[RuleCode | None]]
     """A rule's contributions per key (`Sweep._rule`), and in a batch what each says of itself."""
 
     # runs written as loops (`periods`)
@@ -170,12 +175,11 @@ class Writer:
         options: Options,
         floats: Sequence[Node] = (),
         batch: Dialect | None = None,
-        rolls: bool = True,
     ) -> None:
         """Statements over ``inputs``; ``floats`` are those that are plain numbers when eager.
 
-        With ``rolls``, a scalar program's long runs of repeated nodes are written
-        as loops from the start (`compiler.periods`).
+        A scalar program's long runs of repeated nodes are written as loops
+        from the start (`compiler.periods`).
 
         Compiled code reproduces the eager call: what is a float there (a
         non-differentiated argument, anything computed from floats alone) is
@@ -189,7 +193,7 @@ class Writer:
         self.batch = batch
         # statements written before `reroll` rolls runs into loops (a batch's too, at `link`)
         self.limit = max(budget, options.trace_limit)
-        self.rolls = rolls and batch is None
+        self.rolls = batch is None
         self._start_nodes(inputs, floats)
         self._start_batch(batch)
         self._start_statements()
@@ -332,6 +336,43 @@ class Writer:
         if c is None or ins[c] not in self.floats:
             return op, syms
         return as_eager(op, c, syms), syms
+
+    def _rule_code(
+        self,
+        node: Node,
+        ins: tuple[Node, ...],
+        eqn_key: int,
+        names: list[str],
+        own: bool,
+        unit: bool,
+    ) -> list[RuleCode | None]:
+        """The node's ``vjp`` rule run on `Sym`: each input's contribution (None: none).
+
+        ``names``: what the code reads, per input slot, the node's own value
+        if ``own``, and the cotangent last, ``unit`` if it is the seed ``1.0``.
+        The rule runs once per key (its equation's, `equations.walk`, and what
+        else the code depends on), on stand-ins for its slots (`_slot_syms`) and
+        the cotangent after them; nodes with the same key reuse its code with
+        their own names. In a batch, each contribution also says what it is
+        (`Elementwise`), which depends on which names are arrays.
+        """
+        batched = self._batched(names)
+        key = (eqn_key, own, unit, self._arrays_among(names) if batched else False)
+        forms = self._rule_forms.get(key)
+        if forms is None:
+            eager, syms = self._slot_syms(node, ins, names, own)
+            f = f"_{len(names) - 1}"
+            gs = Sym(ref(f), (f,), unit=unit, array=names[-1] in self.surely)
+            with arrays() if batched else contextlib.nullcontext():
+                rule = eager.vjp(gs, syms.__getitem__)
+            outs = [None if o is None else sym(o) for o in rule]
+            forms = self._rule_forms[key] = [
+                None
+                if o is None
+                else (to_form(o.src, o.uses), form_elementwise(o) if batched else None)
+                for o in outs
+            ]
+        return forms
 
     def _arrays_among(self, names: list[str]) -> tuple[bool, ...]:
         """Which of ``names`` surely hold arrays: what batched code's `Elementwise` depends on."""

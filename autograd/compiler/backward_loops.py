@@ -1,0 +1,430 @@
+"""The backward sweep of a rolled run: its forward loop's body transposed, one loop again.
+
+The forward pass wrote a run's looped iterations as one loop (`forward_loops`).
+The sweep writes their backward pass as one loop too, from the same
+equations: the rules of one iteration's nodes, run in the eager sweep's order
+(last node first) on the loop's locals (`BackwardLoops._step`), as JAX
+transposes a ``scan``'s body. What one iteration's sweep hands the one before
+is its *state*: the cotangents of the previous iteration's nodes, and of the
+nodes every iteration reads (a weight), which add up over the run.
+
+An iteration's code depends on its state only through its *pattern*
+(`_pattern`): which cotangents are present, which are a name that stands for
+itself (the seed ``1.0``, a constant), and which share one value. The tail
+iterations, swept as usual, leave the first state; swept on from it, the
+pattern comes again after a few iterations (`_settle`). The iterations
+before are written straight inside the loop function (its prologue: while
+a weight's cotangent is not yet present, its first contribution is
+assigned, the next ones added, and ``0.0 + -0.0`` is ``0.0``); the
+repeating ones are the loop's body. Either way the loop runs the very
+statements the unrolled sweep would, in the very order, so every cotangent
+keeps its bits. Each iteration's cotangents of its streamed variables (a
+layer's own weight) are kept in lists, whose items are outputs of the
+program (`Writer.elements`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from autograd.compiler import periods
+from autograd.compiler.loops import Loop, items
+from autograd.compiler.stmts import code, reads, ref
+from autograd.compiler.writer import Ordered, Writer, alias_slot
+from autograd.core.nodes import Node
+
+Slot = tuple[str, int]
+"""A cotangent of one iteration's sweep: ``("n", j)`` its node j's, ``("p", j)`` the previous
+iteration's node j's, ``("w", i)`` the run's fixed node i's, ``("v", i)`` its variable
+stream i's."""
+
+State = list[str | None]
+"""What one iteration's sweep hands the one before, as loop expressions (None: no
+cotangent): per node of an iteration, then per fixed node."""
+
+_Block = tuple[list[str], list[str | None]]
+"""One iteration of a backward loop: its lines, and its variables' cotangents."""
+
+
+class _Run:
+    """A rolled run as its backward loop reads it: one iteration's equations, by role."""
+
+    def __init__(self, program: BackwardLoops, order: list[Ordered], per: periods.Period):
+        t = per.count - periods.TAIL
+        assert per.loop is not None  # `forward` rolled it
+        self.forward, self.call = per.loop
+        self.size, self.looped = per.size, per.looped
+        at = per.first(t - 1)  # the last looped iteration stands for every one
+        self.body = order[at : at + per.size]
+        self.keys = program.walk.forms[at : at + per.size]
+        self.fixed = program._fixed(order, per)
+        streams = [program.input_nodes[a + b * (t - 1)] for a, b in per.inputs]
+        self.variables = [i for i, x in enumerate(streams) if x not in program.plain_inputs]
+        self.role: dict[Node, tuple[str, int]] = {x: ("w", i) for i, x in enumerate(self.fixed)}
+        self.role.update({x: ("p", j) for j, (x, _) in enumerate(order[per.first(t - 2) : at])})
+        self.role.update({x: ("n", j) for j, (x, _) in enumerate(self.body)})
+        self.role.update({x: ("in", i) for i, x in enumerate(streams)})
+        self.heads = [program.names[x] for x in program._iteration(order, per, periods.HEAD - 1)]
+        self.loop = Loop(f"bwd_loop{len(program.loops)}", per.looped)
+        self.written = 0  # statements written: the next local is ``_s{written}``
+
+    def local(self) -> str:
+        """A fresh local of the loop function."""
+        self.written += 1
+        return f"_s{self.written - 1}"
+
+    def param(self, name: str) -> str:
+        """The parameter holding a program's name, the same at every iteration."""
+        return self.loop.param(ref(name))
+
+    def forward_value(self, role: tuple[str, int]) -> str:
+        """The local holding a forward value at the iteration swept: a stream's item.
+
+        ``("n", j)``: its node j's, from the forward loop's list; ``("p", j)``:
+        the previous iteration's, the last head iteration's before the first;
+        ``("in", i)``: its input of stream i.
+        """
+        kind, j = role
+        count, loop = self.looped, self.loop
+        if kind == "in":  # the forward's stream of inputs, last first
+            first, step = self.forward.inputs[j]
+            last = first + step * (count - 1)
+            return loop.stream(role, f"_i{j}", items(loop.param("R"), last, -step, count))
+        self.forward.stored.add(j)
+        values = loop.param(f"{ref(self.call)}[{self.forward.list_index(j)}]")
+        if kind == "n":
+            return loop.stream(role, f"_f{j}", f"reversed({values})")
+        before = loop.param(ref(self.heads[j]))
+        return loop.stream(role, f"_h{j}", f"_chain(reversed({values}[:-1]), ({before},))")
+
+    def slot(self, x: Node, needed: list[bool], needs: set[Node]) -> Slot | None:
+        """The cotangent a contribution to ``x`` goes to; None: dead (no variable behind)."""
+        role = self.role.get(x)
+        if role is None:  # a constant
+            return None
+        kind, j = role
+        if kind in ("n", "p"):
+            return role if needed[j] else None
+        if x not in needs:  # a plain number
+            return None
+        return ("v", j) if kind == "in" else role
+
+
+class BackwardLoops(Writer):
+    """The step of `sweep.Sweep` that sweeps a rolled run's looped iterations as one loop."""
+
+    def _loop_backward(
+        self, order: list[Ordered], per: periods.Period, cot: dict[Node, str], needs: set[Node]
+    ) -> None:
+        """Sweep a run's looped iterations, last first, as a call of one loop.
+
+        ``cot`` holds what the tail's sweep left the last looped iteration's
+        nodes and the fixed ones; the call's results replace it with what the
+        loop leaves the last head iteration's nodes and the fixed ones, and
+        name each looped iteration's cotangents of its variables.
+        """
+        run = _Run(self, order, per)
+        t = per.count - periods.TAIL
+        # a node needed at one looped iteration is swept at every one: what it adds is dead
+        needed = [False] * per.size
+        for p in range(per.first(periods.HEAD), per.first(t)):
+            if order[p][0] in needs:
+                needed[(p - per.start) % per.size] = True
+        outer = set(self.consts.values()) | {self.names[x] for x in run.fixed}
+        entry = [cot.get(x) for x, _ in run.body] + [cot.get(x) for x in run.fixed]
+        state, pre = _carried(entry, lambda v: run.param(v) if v in outer else None, run.param)
+        prologue, period = self._settle(run, needed, needs, state)
+        run.written = 0  # the search's statements are not the loop's
+        source = _Source(run, pre)
+        for q in range(prologue + period):
+            if q == prologue:  # the body's iterations start from carried locals
+                state = source.start_body(state)
+            block: list[str] = []
+            state, kept = self._step(run, needed, needs, state, block)
+            if q < prologue + period - 1:  # the next iteration's streams rebind their locals
+                state = _copies(run, state, block)
+            source.add(block, kept, q < prologue)
+        state = source.end(state)
+        returns, lists = source.returns(state, lambda: run.param(self.const(0.0)))
+        text = source.write(returns)
+        self.loops[run.loop.name] = lambda: text
+        target = f"g{len(self.stmts)}"
+        args = list(run.loop.params)
+        self.reads_r = self.reads_r or "R" in args
+        self.emit(target, f"{run.loop.name}({', '.join(args)})", reads(args))
+        names = {p: arg[1:-1] for arg, p in run.loop.params.items() if arg != "R"}
+        left = self._iteration(order, per, periods.HEAD - 1) + run.fixed
+        for x, v in zip(left, state, strict=True):
+            if v is None or x not in needs:
+                cot.pop(x, None)
+            else:
+                cot[x] = names.get(v) or self._item(target, returns.index(v))
+        for i, got in zip(run.variables, lists, strict=True):
+            if got is not None:
+                self._variables_of_loop(per, i, got, names, target, returns, cot)
+
+    def _settle(
+        self, run: _Run, needed: list[bool], needs: set[Node], state: State
+    ) -> tuple[int, int]:
+        """The loop's prologue and period: iterations before the pattern repeats, and between.
+
+        The sweep runs on from ``state`` until its pattern (`_pattern`) comes
+        again. The prologue is lengthened so that the period divides what is
+        left. A pattern that does not come again within `Options.settle`
+        iterations leaves every iteration to the prologue.
+        """
+        seen = [_pattern(state)]
+        scratch: list[str] = []
+        for _ in range(min(self.options.settle, run.looped)):
+            state, _ = self._step(run, needed, needs, state, scratch)
+            state, _ = _carried(state, lambda v: v if v.startswith("_p") else None, str)
+            p = _pattern(state)
+            if p in seen:
+                k = seen.index(p)
+                period = len(seen) - k
+                k += (run.looped - k) % period
+                return (k, period) if k < run.looped else (run.looped, 0)
+            seen.append(p)
+        return run.looped, 0
+
+    def _step(
+        self, run: _Run, needed: list[bool], needs: set[Node], state: State, block: list[str]
+    ) -> tuple[State, list[str | None]]:
+        """One iteration's sweep on the loop's locals: the state it leaves, its variables'.
+
+        Its statements are appended to ``block``: each node's rule, last node
+        first, its code the key's (`Sweep._rule_code`), its names where the
+        loop holds them. Returns the state the iteration before gets, and the
+        cotangent of each of its variable streams (None: none).
+        """
+        size = run.size
+        cot: dict[Slot, str] = {}
+        for m, v in enumerate(state):
+            if v is not None:
+                cot[("n", m) if m < size else ("w", m - size)] = v
+        seed = run.loop.params.get(ref(self.seed)) if self.seed is not None else None
+        for j in range(size - 1, -1, -1):
+            g = cot.get(("n", j))
+            if g is None or not needed[j]:
+                continue
+            node, ins = run.body[j]
+            own = node in self.names
+            names = [""] * (len(ins) + own) + [g]  # placed as the code reads them (`_fill`)
+            forms = self._rule_code(node, ins, run.keys[j], names, own, g == seed)
+            for x, form in zip(ins, forms, strict=True):
+                slot = run.slot(x, needed, needs)
+                if form is None or slot is None:
+                    continue
+                fmt, at = form[0]
+                prev = cot.get(slot)
+                if prev is None and (a := alias_slot(fmt)) is not None:
+                    self._fill(run, j, ins, names, (a,))
+                    cot[slot] = names[a]  # a name passed on as it is (`Add`'s ``g``)
+                    continue
+                self._fill(run, j, ins, names, at)
+                expr = code(fmt.format(*names))
+                local = cot[slot] = run.local()
+                block.append(
+                    f"{local} = {expr}" if prev is None else f"{local} = {prev} + ({expr})"
+                )
+        left: State = [cot.get(("p", j)) for j in range(size)]
+        left += [cot.get(("w", i)) for i in range(len(run.fixed))]
+        return left, [cot.get(("v", i)) for i in run.variables]
+
+    def _fill(
+        self, run: _Run, j: int, ins: tuple[Node, ...], names: list[str], used: Sequence[int]
+    ) -> None:
+        """Place the names of node ``j``'s code that ``used`` reads (a stream only if read).
+
+        Slot i < len(ins) is input i's forward value, the next the node's own.
+        """
+        for i in used:
+            if names[i]:
+                continue
+            if i == len(ins):
+                names[i] = run.forward_value(("n", j))
+                continue
+            x = ins[i]
+            role = run.role.get(x)
+            if role is None or role[0] == "w":  # a constant, or a fixed node: one value for all
+                names[i] = run.param(self.names[x])
+            else:
+                names[i] = run.forward_value(role)
+
+    def _item(self, target: str, at: int) -> str:
+        """A name for item ``at`` of a loop call's result."""
+        name = f"g{len(self.stmts)}"
+        self.emit(name, f"{ref(target)}[{at}]", (target,))
+        return name
+
+    def _variables_of_loop(
+        self,
+        per: periods.Period,
+        i: int,
+        got: str,
+        names: dict[str, str],
+        target: str,
+        returns: list[str],
+        cot: dict[Node, str],
+    ) -> None:
+        """Name each looped iteration's cotangent of variable stream ``i``.
+
+        ``got``: a parameter (each cotangent is its program's name, in
+        ``names``), or the list the loop kept and returned, one item an
+        iteration, last first, each item an output only (`Writer.elements`).
+        """
+        a, b = per.inputs[i]
+        xs = [self.input_nodes[a + b * q] for q in range(periods.HEAD, per.count - periods.TAIL)]
+        if got in names:
+            cot.update(dict.fromkeys(xs, names[got]))
+            return
+        values = self._item(target, returns.index(got))
+        for k, x in enumerate(reversed(xs)):
+            e = f"e{len(self.elements)}"
+            self.elements[e] = (values, k)
+            cot[x] = e
+
+
+def _pattern(state: State) -> tuple[object, ...]:
+    """What an iteration's code reads of its state: none, a parameter, or which value."""
+    first: dict[str, int] = {}
+    return tuple(
+        [
+            v if v is None or v.startswith("_p") else first.setdefault(v, m)
+            for m, v in enumerate(state)
+        ]
+    )
+
+
+def _carried(
+    state: Sequence[str | None], outer: Callable[[str], str | None], value: Callable[[str], str]
+) -> tuple[State, list[tuple[str, str]]]:
+    """``state`` on carried locals, ``_c{m}`` for each value first held at slot m.
+
+    A value ``outer`` places (a parameter) stays one. Returns the state and
+    the assignments that set each carried local (to ``value`` of its value).
+    """
+    first: dict[str, int] = {}
+    out: State = []
+    sets: list[tuple[str, str]] = []
+    for m, v in enumerate(state):
+        placed = None if v is None else outer(v)
+        if v is None or placed is not None:
+            out.append(placed)
+            continue
+        c = first.setdefault(v, m)
+        if c == m:
+            sets.append((f"_c{m}", value(v)))
+        out.append(f"_c{c}")
+    return out, sets
+
+
+def _copies(run: _Run, state: State, block: list[str]) -> State:
+    """``state`` with each stream's item copied into a local: the next iteration rebinds it."""
+    copied: dict[str, str] = {}
+    out: State = []
+    for v in state:
+        if v is not None and not v.startswith(("_s", "_c", "_p")):
+            if v not in copied:
+                copied[v] = run.local()
+                block.append(f"{copied[v]} = {v}")
+            v = copied[v]
+        out.append(v)
+    return out
+
+
+class _Source:
+    """A backward loop function being written: its prologue's iterations, then its body."""
+
+    def __init__(self, run: _Run, pre: list[tuple[str, str]]) -> None:
+        self.run = run
+        self.pre = pre  # the carried locals' first values
+        self.prologue: list[_Block] = []
+        self.body: list[_Block] = []
+        self.starts: list[tuple[str, str]] = []  # the body's carried locals, set after the prologue
+        self.ends: list[tuple[str, str]] = []  # the same, set at the end of each pass of the body
+        self.carried: State = []
+        self.kept: dict[str, list[str]] = {}  # a list -> what each iteration appends, in turn
+
+    def start_body(self, state: State) -> State:
+        """The body's state on carried locals, set from the prologue's (or the entry's)."""
+        self.carried, sets = _carried(state, lambda v: v if v.startswith("_p") else None, str)
+        self.starts = [(c, v) for c, v in sets if c != v]
+        return self.carried
+
+    def add(self, block: list[str], kept: list[str | None], prologue: bool) -> None:
+        (self.prologue if prologue else self.body).append((block, kept))
+
+    def end(self, state: State) -> State:
+        """The state the loop leaves, from the last iteration's: with a body, its carried locals."""
+        if not self.body:
+            return state
+        self.ends = [
+            (c, v)
+            for m, (c, v) in enumerate(zip(self.carried, state, strict=True))
+            if c == f"_c{m}" and v is not None and c != v
+        ]
+        return self.carried
+
+    def returns(self, state: State, zero: Callable[[], str]) -> tuple[list[str], list[str | None]]:
+        """What the loop returns (its state's values, then its lists), and per variable stream.
+
+        Per variable stream: its iterations' cotangents are None (none), one
+        parameter (each), or a list the loop keeps.
+        """
+        blocks = self.prologue + self.body
+        lists: list[str | None] = []
+        for i in range(len(self.run.variables)):
+            got = list(dict.fromkeys(kept[i] for _, kept in blocks))
+            if got == [None]:
+                lists.append(None)
+            elif len(got) == 1 and str(got[0]).startswith("_p"):
+                lists.append(got[0])
+            else:
+                name = f"_m{len(self.kept)}"
+                self.kept[name] = [kept[i] or zero() for _, kept in blocks]
+                lists.append(name)
+        values = [v for v in state if v is not None and not v.startswith("_p")]
+        return list(dict.fromkeys(values)) + list(self.kept), lists
+
+    def write(self, returns: list[str]) -> str:
+        """The function's source: carried locals set, the prologue, the body's loop."""
+        loop = self.run.loop
+        streams = list(loop.streams.values())
+        unpack = ", ".join(v for v, _ in streams)
+        zipped = streams[0][1] if len(streams) == 1 else f"zip({', '.join(e for _, e in streams)})"
+        lines = [f"def {loop.name}({', '.join(loop.params.values())}):"]
+        lines += [f"    {c} = {v}" for c, v in self.pre]
+        lines += [f"    {v} = []; _a{v} = {v}.append" for v in self.kept]
+        nexts = bool(streams) and (bool(self.prologue) or len(self.body) > 1)
+        if nexts:
+            lines.append(f"    _it = iter({zipped})")
+        for k, (block, _) in enumerate(self.prologue):
+            lines += [f"    {unpack} = next(_it)"] if streams else []
+            lines += [f"    {s}" for s in block] + self._appends(k, "    ")
+        if self.body:
+            lines += _assign(self.starts, "    ")
+        if any(block for block, _ in self.body) or self.kept or self.ends:
+            steps = (self.run.looped - len(self.prologue)) // len(self.body)
+            over = "_it" if nexts else zipped
+            lines.append(
+                f"    for {unpack} in {over}:" if streams else f"    for _ in range({steps}):"
+            )
+            for k, (block, _) in enumerate(self.body):
+                lines += [f"        {unpack} = next(_it)"] if k and streams else []
+                lines += [f"        {s}" for s in block]
+                lines += self._appends(len(self.prologue) + k, "        ")
+            lines += _assign(self.ends, "        ")
+        lines.append(f"    return ({''.join(f'{r}, ' for r in returns)})")
+        return "\n".join(lines)
+
+    def _appends(self, k: int, indent: str) -> list[str]:
+        """Iteration ``k``'s appends to the kept lists."""
+        return [f"{indent}_a{name}({values[k]})" for name, values in self.kept.items()]
+
+
+def _assign(sets: list[tuple[str, str]], indent: str) -> list[str]:
+    """One assignment setting each local at once (a value may read another local set here)."""
+    if not sets:
+        return []
+    return [f"{indent}{', '.join(c for c, _ in sets)} = {', '.join(v for _, v in sets)}"]
