@@ -42,8 +42,9 @@ State = list[str | None]
 """What one iteration's sweep hands the one before, as loop expressions (None: no
 cotangent): per node of an iteration, then per fixed node."""
 
-_Block = tuple[list[str], list[str | None]]
-"""One iteration of a backward loop: its lines, and its variables' cotangents."""
+_Block = tuple[list[str], list[str | None], list[str]]
+"""One iteration of a backward loop: its statements, its variables' cotangents (appended
+to lists after the statements), and the statement setting the carried locals it leaves."""
 
 
 class _Run:
@@ -137,14 +138,9 @@ class BackwardLoops(Writer):
         run.written = 0  # the search's statements are not the loop's
         source = _Source(run, pre)
         for q in range(prologue + period):
-            if q == prologue:  # the body's iterations start from carried locals
-                state = source.start_body(state)
             block: list[str] = []
-            state, kept = self._step(run, needed, needs, state, block)
-            if q < prologue + period - 1:  # the next iteration's streams rebind their locals
-                state = _copies(run, state, block)
-            source.add(block, kept, q < prologue)
-        state = source.end(state)
+            state, kept, sets = self._iterate(run, needed, needs, state, block)
+            (source.prologue if q < prologue else source.body).append((block, kept, sets))
         returns, lists = source.returns(state, lambda: run.param(self.const(0.0)))
         text = source.write(returns)
         self.loops[run.loop.name] = lambda: text
@@ -168,24 +164,35 @@ class BackwardLoops(Writer):
     ) -> tuple[int, int]:
         """The loop's prologue and period: iterations before the pattern repeats, and between.
 
-        The sweep runs on from ``state`` until its pattern (`_pattern`) comes
-        again. The prologue is lengthened so that the period divides what is
+        The sweep runs on from ``state`` until its state on carried locals
+        (its pattern: which cotangents are present, which are a parameter)
+        comes again. The prologue is lengthened so that the period divides what is
         left. A pattern that does not come again within `Options.settle`
         iterations leaves every iteration to the prologue.
         """
-        seen = [_pattern(state)]
-        scratch: list[str] = []
+        seen = [tuple(state)]
         for _ in range(min(self.options.settle, run.looped)):
-            state, _ = self._step(run, needed, needs, state, scratch)
-            state, _ = _carried(state, lambda v: v if v.startswith("_p") else None, str)
-            p = _pattern(state)
-            if p in seen:
-                k = seen.index(p)
+            state, _, _ = self._iterate(run, needed, needs, state, [])
+            if tuple(state) in seen:
+                k = seen.index(tuple(state))
                 period = len(seen) - k
                 k += (run.looped - k) % period
                 return (k, period) if k < run.looped else (run.looped, 0)
-            seen.append(p)
+            seen.append(tuple(state))
         return run.looped, 0
+
+    def _iterate(
+        self, run: _Run, needed: list[bool], needs: set[Node], state: State, block: list[str]
+    ) -> tuple[State, list[str | None], list[str]]:
+        """`_step`, and the statement setting the carried locals to what it leaves.
+
+        Every iteration starts from those (`_carried`): its code is the same
+        as another's with the same state, and a stream's item it leaves
+        survives the next iteration's, which rebinds the stream's local.
+        """
+        left, kept = self._step(run, needed, needs, state, block)
+        state, sets = _carried(left, lambda v: v if v.startswith("_p") else None, str)
+        return state, kept, _assign([(c, v) for c, v in sets if c != v])
 
     def _step(
         self, run: _Run, needed: list[bool], needs: set[Node], state: State, block: list[str]
@@ -285,86 +292,36 @@ class BackwardLoops(Writer):
             cot[x] = e
 
 
-def _pattern(state: State) -> tuple[object, ...]:
-    """What an iteration's code reads of its state: none, a parameter, or which value."""
-    first: dict[str, int] = {}
-    return tuple(
-        [
-            v if v is None or v.startswith("_p") else first.setdefault(v, m)
-            for m, v in enumerate(state)
-        ]
-    )
-
-
 def _carried(
     state: Sequence[str | None], outer: Callable[[str], str | None], value: Callable[[str], str]
 ) -> tuple[State, list[tuple[str, str]]]:
-    """``state`` on carried locals, ``_c{m}`` for each value first held at slot m.
+    """``state`` on carried locals: ``_c{m}`` at slot m, but None and what ``outer`` places.
 
-    A value ``outer`` places (a parameter) stays one. Returns the state and
-    the assignments that set each carried local (to ``value`` of its value).
+    Returns the state, and the assignments setting each carried local (to
+    ``value`` of what the slot held). What ``outer`` places (a parameter, a
+    name that stands for itself) is the same at every iteration.
     """
-    first: dict[str, int] = {}
     out: State = []
     sets: list[tuple[str, str]] = []
     for m, v in enumerate(state):
         placed = None if v is None else outer(v)
         if v is None or placed is not None:
             out.append(placed)
-            continue
-        c = first.setdefault(v, m)
-        if c == m:
+        else:
+            out.append(f"_c{m}")
             sets.append((f"_c{m}", value(v)))
-        out.append(f"_c{c}")
     return out, sets
 
 
-def _copies(run: _Run, state: State, block: list[str]) -> State:
-    """``state`` with each stream's item copied into a local: the next iteration rebinds it."""
-    copied: dict[str, str] = {}
-    out: State = []
-    for v in state:
-        if v is not None and not v.startswith(("_s", "_c", "_p")):
-            if v not in copied:
-                copied[v] = run.local()
-                block.append(f"{copied[v]} = {v}")
-            v = copied[v]
-        out.append(v)
-    return out
-
-
 class _Source:
-    """A backward loop function being written: its prologue's iterations, then its body."""
+    """A backward loop function being written: its prologue's iterations, then its body's."""
 
     def __init__(self, run: _Run, pre: list[tuple[str, str]]) -> None:
         self.run = run
         self.pre = pre  # the carried locals' first values
         self.prologue: list[_Block] = []
         self.body: list[_Block] = []
-        self.starts: list[tuple[str, str]] = []  # the body's carried locals, set after the prologue
-        self.ends: list[tuple[str, str]] = []  # the same, set at the end of each pass of the body
-        self.carried: State = []
         self.kept: dict[str, list[str]] = {}  # a list -> what each iteration appends, in turn
-
-    def start_body(self, state: State) -> State:
-        """The body's state on carried locals, set from the prologue's (or the entry's)."""
-        self.carried, sets = _carried(state, lambda v: v if v.startswith("_p") else None, str)
-        self.starts = [(c, v) for c, v in sets if c != v]
-        return self.carried
-
-    def add(self, block: list[str], kept: list[str | None], prologue: bool) -> None:
-        (self.prologue if prologue else self.body).append((block, kept))
-
-    def end(self, state: State) -> State:
-        """The state the loop leaves, from the last iteration's: with a body, its carried locals."""
-        if not self.body:
-            return state
-        self.ends = [
-            (c, v)
-            for m, (c, v) in enumerate(zip(self.carried, state, strict=True))
-            if c == f"_c{m}" and v is not None and c != v
-        ]
-        return self.carried
 
     def returns(self, state: State, zero: Callable[[], str]) -> tuple[list[str], list[str | None]]:
         """What the loop returns (its state's values, then its lists), and per variable stream.
@@ -375,17 +332,17 @@ class _Source:
         blocks = self.prologue + self.body
         lists: list[str | None] = []
         for i in range(len(self.run.variables)):
-            got = list(dict.fromkeys(kept[i] for _, kept in blocks))
+            got = list(dict.fromkeys(kept[i] for _, kept, _ in blocks))
             if got == [None]:
                 lists.append(None)
             elif len(got) == 1 and str(got[0]).startswith("_p"):
                 lists.append(got[0])
             else:
                 name = f"_m{len(self.kept)}"
-                self.kept[name] = [kept[i] or zero() for _, kept in blocks]
+                self.kept[name] = [kept[i] or zero() for _, kept, _ in blocks]
                 lists.append(name)
         values = [v for v in state if v is not None and not v.startswith("_p")]
-        return list(dict.fromkeys(values)) + list(self.kept), lists
+        return values + list(self.kept), lists
 
     def write(self, returns: list[str]) -> str:
         """The function's source: carried locals set, the prologue, the body's loop."""
@@ -399,32 +356,29 @@ class _Source:
         nexts = bool(streams) and (bool(self.prologue) or len(self.body) > 1)
         if nexts:
             lines.append(f"    _it = iter({zipped})")
-        for k, (block, _) in enumerate(self.prologue):
+        for k, (block, _, sets) in enumerate(self.prologue):
             lines += [f"    {unpack} = next(_it)"] if streams else []
-            lines += [f"    {s}" for s in block] + self._appends(k, "    ")
-        if self.body:
-            lines += _assign(self.starts, "    ")
-        if any(block for block, _ in self.body) or self.kept or self.ends:
+            lines += [f"    {s}" for s in [*block, *self._appends(k), *sets]]
+        if any(block or sets for block, _, sets in self.body) or self.kept:
             steps = (self.run.looped - len(self.prologue)) // len(self.body)
             over = "_it" if nexts else zipped
             lines.append(
                 f"    for {unpack} in {over}:" if streams else f"    for _ in range({steps}):"
             )
-            for k, (block, _) in enumerate(self.body):
+            for k, (block, _, sets) in enumerate(self.body):
                 lines += [f"        {unpack} = next(_it)"] if k and streams else []
-                lines += [f"        {s}" for s in block]
-                lines += self._appends(len(self.prologue) + k, "        ")
-            lines += _assign(self.ends, "        ")
+                appends = self._appends(len(self.prologue) + k)
+                lines += [f"        {s}" for s in [*block, *appends, *sets]]
         lines.append(f"    return ({''.join(f'{r}, ' for r in returns)})")
         return "\n".join(lines)
 
-    def _appends(self, k: int, indent: str) -> list[str]:
+    def _appends(self, k: int) -> list[str]:
         """Iteration ``k``'s appends to the kept lists."""
-        return [f"{indent}_a{name}({values[k]})" for name, values in self.kept.items()]
+        return [f"_a{name}({values[k]})" for name, values in self.kept.items()]
 
 
-def _assign(sets: list[tuple[str, str]], indent: str) -> list[str]:
-    """One assignment setting each local at once (a value may read another local set here)."""
+def _assign(sets: list[tuple[str, str]]) -> list[str]:
+    """One statement setting each local at once (a value may read another local set here)."""
     if not sets:
         return []
-    return [f"{indent}{', '.join(c for c, _ in sets)} = {', '.join(v for _, v in sets)}"]
+    return [f"{', '.join(c for c, _ in sets)} = {', '.join(v for _, v in sets)}"]
