@@ -86,9 +86,7 @@ class ForwardPass(ForwardLoops):
         rolled = self.rolled
         batched = bool(self.batch_of)  # it only grows from the nodes of a vmap's batch
         start = len(self.stmts)
-        # where a run's first iterations start: their statements are compared there
-        marks = {per.first(q): per for per in found for q in range(periods.HEAD + 1)}
-        at: dict[int, int] = {}
+        marks = {per.first(periods.HEAD): per for per in found}  # where a run's loop goes
         p = 0
         for e in [*sorted(marks), len(order)]:
             for i in range(p, e):
@@ -100,10 +98,7 @@ class ForwardPass(ForwardLoops):
             per = marks.get(e)
             if per is None:
                 continue
-            if self.stacks and e == per.first(0):  # before the iterations compared
-                self._name_stacked_reads(order[e : per.first(periods.HEAD)])
-            at[e] = len(self.stmts)
-            if e == per.first(periods.HEAD) and self._loop_forward(order, per, at):
+            if self._loop_forward(order, per):
                 rolled.append(per)
                 p = per.first(per.count - periods.TAIL)
         self.spans.append((start, len(self.stmts)))

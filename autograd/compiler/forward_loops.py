@@ -1,10 +1,11 @@
 """A run of the forward pass written as a call of one loop, and the lists a scan keeps.
 
 `forward.ForwardPass` writes a run's first `periods.HEAD` iterations as
-usual; `ForwardLoops._loop_forward` compares the last two of them and, if
-they agree, writes the looped iterations as a call of one
-`periods.ForwardLoop`, naming the last looped iteration's nodes for the
-`periods.TAIL` iterations written after it. In a program without a backward
+usual; `ForwardLoops._loop_forward` writes the looped iterations as a call
+of one `periods.ForwardLoop`, whose body is one iteration's equations, each
+from its key's code with its names placed in the loop (`_loop_body`), and
+names the last looped iteration's nodes for the `periods.TAIL` iterations
+written after it. In a program without a backward
 sweep (``stacked``), a loop keeps in lists the values read after the run; a
 later run streams them at a stride (`_list_streams`), and a node read one by
 one is named as an item of its run's list (`element`, through `_Names`).
@@ -17,12 +18,16 @@ import weakref
 from typing import cast
 
 from autograd.compiler import periods
-from autograd.compiler.stmts import Stmt, reads, ref
-from autograd.compiler.writer import Ordered, Writer
+from autograd.compiler.stmts import Fields, reads, ref
+from autograd.compiler.writer import Form, Ordered, Writer
 from autograd.core.nodes import Node
 
-_Slots = tuple[periods.Role | str, ...]
-"""Per node of a run's iteration: its role in the loop, or the name it stands for."""
+_Value = tuple[str, int | str]
+"""A node's value in a loop's iteration: ``("s", k)`` its statement k's, ``("name", n)`` the
+program's name ``n``, the same at every iteration."""
+
+_Statement = tuple[Form, tuple[Node, ...]]
+"""A statement of a loop's body: its code's `Form`, and the nodes its input slots read."""
 
 
 class ForwardLoops(Writer):
@@ -33,92 +38,152 @@ class ForwardLoops(Writer):
         if type(self.names) is dict:
             self.names = _Names(self, self.names)
 
-    def _loop_forward(self, order: list[Ordered], per: periods.Period, at: dict[int, int]) -> bool:
-        """Write a run's looped iterations as a call of one loop, if their statements agree.
+    def _loop_forward(self, order: list[Ordered], per: periods.Period) -> bool:
+        """Write a run's looped iterations as a call of one loop, if they can be.
 
-        The `HEAD` iterations before are written: the last two must have the same
-        `periods.shape`, their nodes the same names' roles and the same kinds.
-        Names are given to the last looped iteration's nodes, which the tail reads.
+        The loop's body is one iteration's equations, each written from its
+        key's code with its names placed in the loop (`_loop_body`); its
+        carried values start as the last head iteration's. Names are given to
+        the last looped iteration's nodes, which the tail reads.
         """
-        head = periods.HEAD
-        bounds = [at[per.first(q)] for q in range(head + 1)]
-        its = [self.stmts[bounds[q] : bounds[q + 1]] for q in range(head)]
         if not self._streams_roll(order, per):
             return False
-        template = self._template(order, per, its)
-        if template is None:
+        body = self._iteration_code(order, per)
+        if body is None:
             return False
-        roles, slots = template
         lists = self._list_streams(order, per)
         if lists is None:
             return False
-        loop, call = self._call_loop(per, its[head - 1], roles, slots, lists)
-        self._name_last_looped(order, per, slots, loop, call)
-        return True
-
-    def _template(
-        self, order: list[Ordered], per: periods.Period, its: list[list[Stmt]]
-    ) -> tuple[dict[str, periods.Role], _Slots] | None:
-        """The last head iteration's roles and slots, if the one before agrees with it."""
-        head, names = periods.HEAD, self.names
-        shapes = []
-        roles: dict[str, periods.Role] = {}
-        slots: _Slots = ()
-        for q in (head - 2, head - 1):  # the template, compared with the iteration before
-            nodes = self._iteration(order, per, q)
-            roles = periods.own_roles(its[q], its[q - 1])
-            roles.update({f"a{a + b * q}": ("in", i) for i, (a, b) in enumerate(per.inputs)})
-            roles.update(
-                {names[order[a + b * q][0]]: ("l", i) for i, (a, b) in enumerate(per.lists)}
-            )
-            slots = tuple([roles.get(names[x], names[x]) for x in nodes])
-            shapes.append((periods.shape(its[q], roles), slots, [x in self.floats for x in nodes]))
-        named_elsewhere = [r for r in slots if type(r) is tuple and r[0] != "s"]
-        if shapes[0] != shapes[1] or named_elsewhere:
-            return None  # a node named as the previous iteration's value, or as an input
-        return roles, slots
-
-    def _call_loop(
-        self,
-        per: periods.Period,
-        template: list[Stmt],
-        roles: dict[str, periods.Role],
-        slots: _Slots,
-        lists: list[tuple[str, int, int]],
-    ) -> tuple[periods.ForwardLoop, str]:
-        """The statement calling a run's loop; the loop, and the name of its call's result."""
         streams = [(a + b * periods.HEAD, b) for a, b in per.inputs]
-        loop = periods.ForwardLoop(
-            f"fwd_loop{len(self.loops)}", template, roles, slots, per.looped, streams, lists
-        )
+        loop = periods.ForwardLoop(f"fwd_loop{len(self.loops)}", per.looped, streams, lists)
+        self._loop_body(order, per, loop, *body)
         call = f"g{len(self.stmts)}"
-        args = list(loop.params)  # names, and R: the inputs (`link`: always R's first items)
+        args = list(loop.loop.params)  # names, and R: the inputs (`link`: always R's first items)
         self.reads_r = self.reads_r or "R" in args
         self.emit(call, f"{loop.name}({', '.join(args)})", reads(args))
         self.loops[loop.name] = loop.write  # once the backward sweep chose what it keeps
         per.loop = (loop, call)
-        return loop, call
+        self._name_last_looped(order, per, loop, call)
+        return True
 
-    def _name_last_looped(
+    def _iteration_code(
+        self, order: list[Ordered], per: periods.Period
+    ) -> tuple[dict[Node, periods.Role], list[_Value], list[_Statement]] | None:
+        """One iteration's equations as the loop runs them: or None if a loop cannot.
+
+        Returns where each node the last head iteration reads lives (`periods.Role`),
+        and per node of it, its value: statement k of the body, or a name that
+        stands for itself (its code is its input's: ``x * 1.0`` of a weight);
+        and per statement, its code's `Form` and inputs. A node whose value is
+        the previous iteration's or a stream's cannot be looped over.
+        """
+        t = periods.HEAD - 1
+        at = per.first(t)
+        role: dict[Node, periods.Role] = {
+            self.input_nodes[a + b * t]: ("in", i) for i, (a, b) in enumerate(per.inputs)
+        }
+        role.update({order[a + b * t][0]: ("l", i) for i, (a, b) in enumerate(per.lists)})
+        role.update({x: ("p", j) for j, (x, _) in enumerate(order[per.first(t - 1) : at])})
+        role.update({x: ("n", j) for j, (x, _) in enumerate(order[at : at + per.size])})
+        iteration = order[at : at + per.size]
+        codes = [self._forward_forms[f] for f in self.walk.forms[at : at + per.size]]
+        known: list[_Value | None] = [None] * per.size
+        statements: list[_Statement] = []
+        for j, (_, ins) in enumerate(iteration):
+            if codes[j][1] is None:
+                known[j] = ("s", len(statements))
+                statements.append((codes[j][0], ins))
+        # a node that is its input's value (``x * 1.0``) is what that input is, once known
+        changed = True
+        while changed:
+            changed = False
+            for j, (_, ins) in enumerate(iteration):
+                alias = codes[j][1]
+                if alias is None or known[j] is not None:
+                    continue
+                x = ins[alias]
+                where = role.get(x)
+                if where is None or where == ("p", j):  # the same node at every iteration,
+                    known[j] = ("name", self.names[x])  # or its own previous value: one before it
+                elif where[0] in ("n", "p") and known[where[1]] is not None:
+                    known[j] = known[where[1]]
+                    if where[0] == "p" and known[j][0] == "s":  # type: ignore[index]  # just set
+                        return None  # the previous iteration's value
+                elif where[0] not in ("n", "p"):  # a stream's item
+                    return None
+                changed = changed or known[j] is not None
+        values = [v for v in known if v is not None]
+        if len(values) < per.size:  # such nodes in a cycle over iterations: not rolled
+            return None
+        return role, values, statements
+
+    def _loop_body(
         self,
         order: list[Ordered],
         per: periods.Period,
-        slots: _Slots,
         loop: periods.ForwardLoop,
-        call: str,
+        role: dict[Node, periods.Role],
+        values: list[_Value],
+        statements: list[_Statement],
+    ) -> None:
+        """Write the loop's body: each statement's code, its inputs placed in the loop.
+
+        A value of the previous iteration is carried: the local of its
+        statement if nothing reads it after that statement's turn, else a
+        copy made at the end of each iteration. Either starts as the last
+        head iteration's value.
+        """
+        readers: dict[int, int] = {}  # a carried statement -> the last statement reading it
+        for m, ((_, at), ins) in enumerate(statements):
+            for i in at:
+                r = role.get(ins[i])
+                if r is not None and r[0] == "p" and values[r[1]][0] == "s":
+                    readers[int(values[r[1]][1])] = m
+        carried = {k: f"_s{k}" if m <= k else f"_c{k}" for k, m in sorted(readers.items())}
+        t = periods.HEAD - 1
+        names = [self.names[x] for x, _ in order[per.first(t) : per.first(t + 1)]]
+        first = {int(v[1]): names[j] for j, v in enumerate(values) if v[0] == "s"}
+        for k, c in carried.items():
+            loop.loop.carry(c, ref(first[k]), None if c == f"_s{k}" else f"_s{k}")
+
+        def place(x: Node) -> str:
+            r = role.get(x)
+            if r is None:  # the same at every iteration
+                return loop.param(ref(self.names[x]))
+            if r[0] in ("in", "l"):
+                return loop.stream(r)
+            v = values[r[1]]
+            if v[0] == "name":
+                return loop.param(ref(str(v[1])))
+            return f"_s{v[1]}" if r[0] == "n" else carried[int(v[1])]
+
+        for m, ((fmt, _), ins) in enumerate(statements):
+            slots = Fields(lambda i: place(ins[int(i[1:])]))  # noqa: B023  # used at once
+            loop.loop.assign(m, fmt.format(*[f"_{i}" for i in range(len(ins))]).format_map(slots))
+        for i in range(len(per.inputs)):
+            loop.stream(("in", i))  # each input stream, read or not: the call's arguments
+        for i in range(len(per.lists)):
+            loop.stream(("l", i))
+        loop.values = [f"_s{v[1]}" if v[0] == "s" else loop.param(ref(str(v[1]))) for v in values]
+        loop.finals = sorted({int(v[1]) for v in values if v[0] == "s"})
+
+    def _name_last_looped(
+        self, order: list[Ordered], per: periods.Period, loop: periods.ForwardLoop, call: str
     ) -> None:
         """Name the last looped iteration's nodes, which the tail reads: from the loop's finals."""
         names = self.names
-        unpacked: dict[int, str] = {}
+        unpacked: dict[str, str] = {}
+        params = {p: arg[1:-1] for arg, p in loop.loop.params.items()}
         for j, node in enumerate(self._iteration(order, per, per.count - periods.TAIL - 1)):
-            slot = slots[j]
-            if type(slot) is tuple:
-                name = unpacked.get(slot[1])
-                if name is None:
-                    name = unpacked[slot[1]] = f"v{len(names)}"
-                    self.emit(name, f"{ref(call)}[{loop.finals.index(slot[1])}]", (call,))
-            else:
-                name = cast(str, slot)
+            value = loop.values[j]
+            if value in params:
+                names[node] = params[value]
+                continue
+            name = unpacked.get(value)
+            if name is None:
+                name = unpacked[value] = f"v{len(names)}"
+                k = int(value[2:])
+                self.emit(name, f"{ref(call)}[{loop.finals.index(k)}]", (call,))
             names[node] = name
 
     def _streams_roll(self, order: list[Ordered], per: periods.Period) -> bool:
@@ -216,18 +281,6 @@ class ForwardLoops(Writer):
         self.emit(name, f"{ref(values)}[{q}]", (values,))
         dict.__setitem__(self.names, node, name)
         return name
-
-    def _name_stacked_reads(self, nodes: list[Ordered]) -> None:
-        """Name what ``nodes`` read of rolled runs' loops, before they are written.
-
-        A run's first iterations are compared statement by statement: an item
-        taken from a list inside one of them would differ from the next's.
-        """
-        names = self.names
-        for _, ins in nodes:
-            for x in ins:
-                if x not in names and self._looped(x) is not None:
-                    names[x]  # named as an item (`_Names`)
 
 
 class _Names(dict[Node, str]):

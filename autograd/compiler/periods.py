@@ -11,16 +11,12 @@ a layer's own weight, differentiated, whose cotangents the backward loop
 keeps in a list).
 
 `codegen.Program` writes a run's first `HEAD` iterations and last `TAIL` as
-usual, and compares the statements of two consecutive ones with each name
-replaced by its role (`shape`): a statement of this iteration, one of the
-iteration written just before, this iteration's input, or a name that
-stands for itself. Equal shapes, with the same nodes in every iteration
-between, mean every iteration between writes those statements too, each
-reading its own names. The iteration written last then becomes the loop's
-body (`ForwardLoop`): the very statements, in the very order, so results
-keep their bits. A run whose shapes differ is written as usual. The
-backward sweep of a rolled run is its body's rules, transposed
-(`backward_loops`).
+usual, and the iterations between as one loop (`ForwardLoop`), whose body
+is one iteration's equations: every iteration has the same keys, reading
+the same places (this iteration, the previous one, a stream, or a node the
+same for all), so each runs the very code, in the very order, and results
+keep their bits (`forward_loops`). The backward sweep of a rolled run is
+that body's rules, transposed (`backward_loops`).
 """
 
 from __future__ import annotations
@@ -31,21 +27,21 @@ from collections.abc import Sequence
 from autograd.compiler import runs
 from autograd.compiler.loops import Loop, items
 from autograd.compiler.options import DEFAULT, Options
-from autograd.compiler.stmts import Fields, Stmt, ref
+from autograd.compiler.stmts import ref
 
 HEAD = 3
-"""Iterations written as usual before a loop: the first reads what precedes the run, the
-next two are compared."""
+"""Iterations written as usual before a loop: the first reads what precedes the run; the
+loop's first values are the last one's."""
 
 TAIL = 4
 """Iterations written as usual after a loop: the backward sweep enters a run here, with
 cotangents from what follows it."""
 
 Role = tuple[str, int]
-"""Where a name of one iteration's statements lives, by position: ``("s", k)`` the target of
-this iteration's statement k, ``("c", k)`` of the previous iteration's (carried),
-``("in", i)`` this iteration's input of the run's stream i (`Period.inputs`), ``("l", i)``
-this iteration's value of an earlier run's stream i (`Period.lists`)."""
+"""Where a node one iteration reads lives, by position: ``("n", j)`` node j of the iteration,
+``("p", j)`` of the previous one, ``("in", i)`` this iteration's input of the run's stream i
+(`Period.inputs`), ``("l", i)`` this iteration's value of an earlier run's stream i
+(`Period.lists`)."""
 
 
 class Period:
@@ -124,96 +120,37 @@ def find(
     return [per for r, per in enumerate(found) if r not in bad]
 
 
-def shape(stmts: Sequence[Stmt], roles: dict[str, Role]) -> tuple[str, ...]:
-    """The statements' templates with each name that has a role replaced by it."""
-    shown = Fields(lambda name: _shown(roles.get(name), name))
-    return tuple([template.format_map(shown) for _, template, _ in stmts])
+class ForwardLoop:
+    """A run's forward loop: its looped iterations' statements as one function (`loops.Loop`).
 
-
-def _shown(role: Role | None, name: str) -> str:
-    """A name in a shape: its role if it has one, else itself (marked apart from roles)."""
-    return f"<{name}>" if role is None else f"<{role[0]} {role[1]}>"
-
-
-def own_roles(this: Sequence[Stmt], before: Sequence[Stmt]) -> dict[str, Role]:
-    """Roles of the targets of an iteration's statements (``s``) and the previous one's (``c``)."""
-    roles = {t: ("c", k) for k, (t, _, _) in enumerate(before)}
-    roles.update({t: ("s", k) for k, (t, _, _) in enumerate(this)})
-    return roles
-
-
-class _Body:
-    """A loop's body being written (`loops.Loop`): the template's statements, names placed."""
-
-    def __init__(self, name: str, count: int, template: Sequence[Stmt], roles: dict[str, Role]):
-        self.name = name
-        self.loop = loop = Loop(name, count)
-        self.params = loop.params  # an argument expression -> its parameter
-        self.roles = roles
-        readers: dict[int, int] = {}  # carried statement -> the last statement reading it
-        for m, (_, _, uses) in enumerate(template):
-            for name in uses:
-                role = roles.get(name)
-                if role is not None and role[0] == "c":
-                    readers[role[1]] = m
-        # a carried value read only up to its own statement's turn is that statement's last value
-        self.carried = {k: f"_s{k}" if m <= k else f"_c{k}" for k, m in sorted(readers.items())}
-        for k, v in self.carried.items():
-            loop.carry(v, ref(template[k][0]), None if v == f"_s{k}" else f"_s{k}")
-        placed = Fields(self.place)
-        for m, (_, expr, _) in enumerate(template):
-            loop.assign(m, expr.format_map(placed))
-
-    def param(self, arg: str) -> str:
-        return self.loop.param(arg)
-
-    def place(self, name: str) -> str:
-        """Where a name of the template lives in the loop."""
-        role = self.roles.get(name)
-        if role is None:  # the same at every iteration
-            return self.param(ref(name))
-        kind, k = role
-        if kind == "s":
-            return f"_s{k}"
-        if kind == "c":
-            return self.carried[k]
-        return self.stream(role)
-
-    def stream(self, role: Role) -> str:  # overridden where forward values stream in
-        raise AssertionError(role)
-
-
-class ForwardLoop(_Body):
-    """A run's forward loop: its looped iterations' statements as one function.
-
-    It returns the last iteration's values of ``finals`` (statements of the
-    body), then, per node of an iteration, the list of its values over the
-    iterations if the backward sweep or a later run reads them (`stored`), else None.
+    `forward_loops.ForwardLoops._loop_body` writes its body. It returns the
+    last iteration's values of ``finals`` (statements of the body), then, per
+    node of an iteration, the list of its values over the iterations if the
+    backward sweep or a later run reads them (`stored`), else None.
     """
 
     def __init__(
         self,
         name: str,
-        template: Sequence[Stmt],
-        roles: dict[str, Role],
-        slots: Sequence[Role | str],
         count: int,
         inputs: list[tuple[int, int]],
         lists: Sequence[tuple[str, int, int]] = (),
     ) -> None:
+        self.name = name
+        self.loop = Loop(name, count)
         self.count = count
         self.inputs = inputs  # stream i: input first + step * q at looped iteration q
         self.lists = lists  # stream i (role ``("l", i)``): a list's name, first item, step
-        super().__init__(name, count, template, roles)
-        for i in range(len(inputs)):
-            self.stream(("in", i))  # each input stream, read or not: the call's arguments
-        for i in range(len(lists)):
-            self.stream(("l", i))
-        self.slots = [s if type(s) is tuple else self.param(ref(s)) for s in slots]  # type: ignore[arg-type]  # a name, as tested
-        self.finals = sorted({s[1] for s in self.slots if type(s) is tuple and s[0] == "s"})
+        self.values: list[str] = []  # per node of an iteration: its local, or a parameter
+        self.finals: list[int] = []
         self.stored: set[int] = set()
 
+    def param(self, arg: str) -> str:
+        """The parameter standing for the argument expression ``arg`` (one per expression)."""
+        return self.loop.param(arg)
+
     def stream(self, role: Role) -> str:
+        """The local holding an iteration's item of stream ``("in", i)`` or ``("l", i)``."""
         kind, i = role
         if kind == "l":  # an earlier run's values, all its iterations'
             values, first, step = self.lists[i]
@@ -223,10 +160,8 @@ class ForwardLoop(_Body):
         return self.loop.stream(role, f"_i{i}", items(self.param("R"), first, step, self.count))
 
     def value(self, j: int) -> str:
-        slot = self.slots[j]
-        if type(slot) is not tuple:
-            return slot  # type: ignore[return-value]  # a parameter's name
-        return f"_s{slot[1]}"
+        """What holds node ``j``'s value in an iteration: a statement's local, or a parameter."""
+        return self.values[j]
 
     def list_index(self, j: int) -> int:
         """Where the call's result holds node ``j``'s values (`stored`)."""
@@ -235,7 +170,7 @@ class ForwardLoop(_Body):
     def write(self) -> str:
         for j in sorted(self.stored):
             self.loop.keep(f"_l{j}", self.value(j))
-        lists = [f"_l{j}" if j in self.stored else "None" for j in range(len(self.slots))]
+        lists = [f"_l{j}" if j in self.stored else "None" for j in range(len(self.values))]
         return self.loop.source([f"_s{k}" for k in self.finals] + lists)
 
 
