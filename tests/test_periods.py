@@ -443,3 +443,23 @@ def test_windows_of_a_big_graph_decide_whether_it_is_searched(
     summed = jit(ag.value_and_grad(ag.dot))(ws, ws[::-1])
     assert bits(summed) == bits(ag.value_and_grad(ag.dot)(ws, ws[::-1]))
     assert searched == 1  # the tree's windows hold no run
+
+
+def lagged(p: list[Scalar], n: int) -> Scalar:
+    """``y`` is the previous iteration's ``x`` (``x * 1.0`` writes no statement), read after
+    this iteration's ``x`` is computed: a loop would read the new one."""
+    x, v, w = p
+    for _ in range(n):
+        y = x * 1.0
+        x = ag.tanh(x * w)
+        v = ag.sin(v) + y * x
+    return v
+
+
+def test_a_node_that_is_the_previous_iterations_value_is_not_rolled(
+    sources: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use(monkeypatch, attrs.evolve(SMALL_RUNS, min_looped=4))
+    got = jit(ag.value_and_grad(lagged), static_argnums=1)([0.3, 0.6, 0.9], 30)
+    assert bits(got) == bits(ag.value_and_grad(lagged)([0.3, 0.6, 0.9], 30))
+    assert not any(s.startswith("def fwd_loop") for s in sources)
