@@ -12,6 +12,7 @@ Used by tests/test_jit_fuzz.py, and as a script for long runs::
 
     python tests/jit_fuzz.py --count 10000 --seed 0 [--chunk 3]
     python tests/jit_fuzz.py --count 2000 --reroll [--depth | --points --long]
+    python tests/jit_fuzz.py --count 2000 --periods [--traced] [--settle 0]
 
 prints how many cases agreed, disagreed and were skipped (the eager call
 raised a Python exception, as ``0.0 ** -1.0`` on two plain floats does).
@@ -442,6 +443,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="jit grad and value_and_grad as plain functions: their sweeps traced as nodes",
     )
+    parser.add_argument(
+        "--settle",
+        type=int,
+        help="with --periods: iterations a backward loop may take to settle (0: all prologue)",
+    )
     ns = parser.parse_args(argv)
     global POINTS, PERIODS, TRACED  # a script's switches, read by make_case and transformed
     POINTS, PERIODS, TRACED = ns.points, ns.periods, ns.traced
@@ -457,6 +463,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         changes.update(EVERY_RUN)
     if ns.depth:  # try the depth order on every program, and keep it
         changes["depth_always"] = True
+    if ns.settle is not None:
+        changes["settle"] = ns.settle
     OPTIONS = attrs.evolve(DEFAULT, **changes)
     bad: list[str] = []
     skipped = 0

@@ -80,14 +80,18 @@ def test_jit_agrees_with_eager_when_every_repeated_run_is_a_loop(
     assert loops > 300  # the cases' loops (and backward sweeps over them) became loops
 
 
-@pytest.mark.parametrize("statements", ["as written", "rerolled, in chunks of 3"])
+@pytest.mark.parametrize(
+    "statements", ["as written", "rerolled, in chunks of 3", "backward loops all prologue"]
+)
 def test_jit_agrees_with_eager_when_runs_of_nodes_roll_before_their_statements(
     monkeypatch: pytest.MonkeyPatch, statements: str
 ) -> None:
     monkeypatch.setattr(jit_fuzz, "PERIODS", True)  # `jit_fuzz --periods`: longer loops,
     options = Options(**jit_fuzz.EVERY_PERIOD)  # each run of nodes rolled in the graph
-    if statements != "as written":  # and what is left rolled by `reroll`, split into chunks
+    if statements == "rerolled, in chunks of 3":  # what is left rolled by `reroll`, in chunks
         options = attrs.evolve(options, reroll_from=0, min_reps=2, min_statements=2, chunk=3)
+    if statements == "backward loops all prologue":  # `--settle 0`: no iteration in a `for`
+        options = attrs.evolve(options, settle=0)
     monkeypatch.setattr(jit_fuzz, "OPTIONS", options)
     sources = generated_sources(monkeypatch)
     assert list(disagreements(range(6000, 6800))) == []

@@ -8,11 +8,12 @@ transposes a ``scan``'s body. What one iteration's sweep hands the one before
 is its *state*: the cotangents of the previous iteration's nodes, and of the
 nodes every iteration reads (a weight), which add up over the run.
 
-An iteration's code depends on its state only through its *pattern*
-(`_pattern`): which cotangents are present, which are a name that stands for
-itself (the seed ``1.0``, a constant), and which share one value. The tail
-iterations, swept as usual, leave the first state; swept on from it, the
-pattern comes again after a few iterations (`_settle`). The iterations
+Each iteration ends by setting what it hands on in carried locals, one a
+slot (`_carried`), so its code depends on its state only through its
+*pattern*: which cotangents are present, and which are a name that stands
+for itself (the seed ``1.0``, a constant). The tail iterations, swept as
+usual, leave the first state; swept on from it, the pattern comes again
+after a few iterations (`_settle`). The iterations
 before are written straight inside the loop function (its prologue: while
 a weight's cotangent is not yet present, its first contribution is
 assigned, the next ones added, and ``0.0 + -0.0`` is ``0.0``); the
