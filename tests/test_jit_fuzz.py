@@ -24,6 +24,7 @@ from autograd.compiler import chunks, equations
 from autograd.compiler import codegen as _codegen
 from autograd.compiler.options import Options
 from autograd.compiler.stmts import Stmt
+from autograd.compiler.writer import RuleCode
 from autograd.core.nodes import Node, Scalar, Sigmoid
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -249,19 +250,24 @@ def _old_registers(
     return reg
 
 
-_Code = tuple[
-    list[str],
-    list[tuple[tuple[str, tuple[int, ...]], tuple[bool | None, tuple[int, ...]] | None] | None],
+_Rule = Callable[
+    [_codegen.Program, Node, tuple[Node, ...], int, list[str], bool, bool], list[RuleCode | None]
 ]
-_Rule = Callable[[_codegen.Program, Node, tuple[Node, ...], int, str], _Code]
 
 
 def _wrong_sigmoid_rule(rule: _Rule) -> _Rule:
-    def wrong(self: _codegen.Program, node: Node, ins: tuple[Node, ...], key: int, g: str) -> _Code:
-        if type(node) is Sigmoid:
-            names = [self.names[ins[0]], self.names[node], g]
-            return names, [(("{{{2}}} * (1.0 - {{{1}}})", (2, 1)), None)]  # forgot the factor s
-        return rule(self, node, ins, key, g)
+    def wrong(
+        self: _codegen.Program,
+        node: Node,
+        ins: tuple[Node, ...],
+        key: int,
+        names: list[str],
+        own: bool,
+        unit: bool,
+    ) -> list[RuleCode | None]:
+        if type(node) is Sigmoid and own and not unit:
+            return [(("{{{2}}} * (1.0 - {{{1}}})", (2, 1)), None, None)]  # forgot the factor s
+        return rule(self, node, ins, key, names, own, unit)
 
     return wrong
 
@@ -271,7 +277,8 @@ def test_fuzz_catches_a_planted_defect(monkeypatch: pytest.MonkeyPatch, defect: 
     if defect == "registers":
         monkeypatch.setattr(chunks, "_registers", _old_registers)
     elif defect == "rule":
-        monkeypatch.setattr(_codegen.Program, "_rule", _wrong_sigmoid_rule(_codegen.Program._rule))
+        wrong = _wrong_sigmoid_rule(_codegen.Program._rule_code)
+        monkeypatch.setattr(_codegen.Program, "_rule_code", wrong)
     else:  # every number compiled as a node: the undifferentiated exponent's path is lost
         walk = equations.walk
 

@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from autograd.compiler import periods
 from autograd.compiler.loops import Loop, items
 from autograd.compiler.stmts import code, reads, ref
-from autograd.compiler.writer import Ordered, Writer, alias_slot
+from autograd.compiler.writer import Ordered, Writer
 from autograd.core.nodes import Node
 
 Slot = tuple[str, int]
@@ -223,11 +223,11 @@ class BackwardLoops(Writer):
                 slot = run.slot(x, needed, needs)
                 if form is None or slot is None:
                     continue
-                fmt, at = form[0]
+                (fmt, at), _, alias = form
                 prev = cot.get(slot)
-                if prev is None and (a := alias_slot(fmt)) is not None:
-                    self._fill(run, j, ins, names, (a,))
-                    cot[slot] = names[a]  # a name passed on as it is (`Add`'s ``g``)
+                if prev is None and alias is not None:
+                    self._fill(run, j, ins, names, (alias,))
+                    cot[slot] = names[alias]  # a name passed on as it is (`Add`'s ``g``)
                     continue
                 self._fill(run, j, ins, names, at)
                 expr = code(fmt.format(*names))

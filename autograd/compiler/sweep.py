@@ -19,8 +19,6 @@ from autograd.compiler.stmts import ref
 from autograd.compiler.writer import (
     Elementwise,
     Ordered,
-    RuleCode,
-    alias_slot,
     named_elementwise,
 )
 from autograd.core.nodes import Node
@@ -184,15 +182,26 @@ class Sweep(BackwardLoops):
         name (``Add`` passes ``g`` on) is shared without a copy.
         """
         b = self.batch_of.get(node, 0) if self.batch_of else 0
-        names, forms = self._rule(node, ins, key, cot[node])
+        g = cot[node]
+        own = node in self.names  # a rule may read the node's own value
+        # a scalar program's code depends on the key alone: its names are read as needed
+        unit = g == self.seed
+        names: list[str] | None = None
+        forms = None if self.varying else self._rule_forms.get((key, own, unit, False))
+        if forms is None:
+            names = self._rule_names(node, ins, own, g)
+            forms = self._rule_code(node, ins, key, names, own, unit)
         for x, form in zip(ins, forms, strict=True):
             if form is None or x not in needs:
                 continue
-            (fmt, at), each = form
+            (fmt, at), each, alias = form
             per_example = b and x not in self.batch_of
-            if not per_example and x not in cot and (i := alias_slot(fmt)) is not None:
-                cot[x] = names[i]  # ``{name}``: a name passed on as it is (`Add`'s ``g``)
+            if alias is not None and not per_example and x not in cot:
+                # ``{name}``: a name passed on as it is (`Add`'s ``g``)
+                cot[x] = g if alias == len(ins) + own else self.names[(*ins, node)[alias]]
                 continue
+            if names is None:
+                names = self._rule_names(node, ins, own, g)
             expr = fmt.format(*names)
             uses = (names[at[0]],) if len(at) == 1 else tuple(dict.fromkeys([names[i] for i in at]))
             elementwise = None if each is None else named_elementwise(each, names)
@@ -216,16 +225,13 @@ class Sweep(BackwardLoops):
                 self.emit(target, f"{{{prev}}} + ({expr})", (prev, *uses), sums, added)
             cot[x] = target
 
-    def _rule(
-        self, node: Node, ins: tuple[Node, ...], eqn_key: int, g: str
-    ) -> tuple[list[str], list[RuleCode | None]]:
-        """The node's ``vjp`` rule's code (`Writer._rule_code`) and the names it reads."""
+    def _rule_names(self, node: Node, ins: tuple[Node, ...], own: bool, g: str) -> list[str]:
+        """The names a node's rule reads: its inputs', its own value's if ``own``, then ``g``."""
         names = [self.names[x] for x in ins]
-        own = node in self.names  # a rule may read the node's own value
         if own:
             names.append(self.names[node])
         names.append(g)
-        return names, self._rule_code(node, ins, eqn_key, names, own, g == self.seed)
+        return names
 
 
 def _sum_group(size: int, values: int) -> int:

@@ -76,9 +76,9 @@ value for every row of a pack (`compiler.pack`)."""
 FormElementwise = tuple[bool | None, tuple[int, ...]]
 """`Elementwise` up to names: its fixed names as numbers of a form's names."""
 
-RuleCode = tuple[Form, FormElementwise | None]
-"""A rule's contribution to one input's cotangent: its `Form`, and in a batch what it says
-of itself."""
+RuleCode = tuple[Form, FormElementwise | None, int | None]
+"""A rule's contribution to one input's cotangent: its `Form`, in a batch what it says of
+itself, and the slot it is if it is one slot's name alone (`alias_slot`: ``Add``'s ``g``)."""
 
 
 class Writer:
@@ -366,12 +366,7 @@ class Writer:
             with arrays() if batched else contextlib.nullcontext():
                 rule = eager.vjp(gs, syms.__getitem__)
             outs = [None if o is None else sym(o) for o in rule]
-            forms = self._rule_forms[key] = [
-                None
-                if o is None
-                else (to_form(o.src, o.uses), form_elementwise(o) if batched else None)
-                for o in outs
-            ]
+            forms = self._rule_forms[key] = [None if o is None else _code(o, batched) for o in outs]
         return forms
 
     def _arrays_among(self, names: list[str]) -> tuple[bool, ...]:
@@ -403,6 +398,12 @@ def to_form(src: str, uses: tuple[str, ...]) -> Form:
     """
     numbered = Fields(lambda name: "{{{" + name[1:] + "}}}")  # the slot's field, in braces
     return src.format_map(numbered), tuple([int(u[1:]) for u in uses])
+
+
+def _code(s: Sym, batched: bool) -> RuleCode:
+    """A contribution's `RuleCode`, from the rule's `Sym`."""
+    form = to_form(s.src, s.uses)
+    return form, form_elementwise(s) if batched else None, alias_slot(form[0])
 
 
 def alias_slot(fmt: str) -> int | None:
