@@ -82,7 +82,8 @@ def test_jit_agrees_with_eager_when_every_repeated_run_is_a_loop(
 
 
 @pytest.mark.parametrize(
-    "statements", ["as written", "rerolled, in chunks of 3", "backward loops all prologue"]
+    "statements",
+    ["as written", "rerolled, in chunks of 3", "backward loops all prologue", "in depth order"],
 )
 def test_jit_agrees_with_eager_when_runs_of_nodes_roll_before_their_statements(
     monkeypatch: pytest.MonkeyPatch, statements: str
@@ -93,9 +94,15 @@ def test_jit_agrees_with_eager_when_runs_of_nodes_roll_before_their_statements(
         options = attrs.evolve(options, reroll_from=0, min_reps=2, min_statements=2, chunk=3)
     if statements == "backward loops all prologue":  # `--settle 0`: no iteration in a `for`
         options = attrs.evolve(options, settle=0)
+    if statements == "in depth order":  # `--depth`: the forward by depth, its runs' values kept
+        options = attrs.evolve(options, depth_always=True)
     monkeypatch.setattr(jit_fuzz, "OPTIONS", options)
     sources = generated_sources(monkeypatch)
     assert list(disagreements(range(6000, 6800))) == []
+    if statements == "in depth order":  # the sweep keeps the eager order: no backward loop
+        loops = sum(src.startswith("def fwd_loop") for src in sources)
+        assert loops > 200  # (360 in these cases)
+        return
     loops = sum(src.startswith("def bwd_loop") for src in sources)
     assert loops > 40  # runs rolled forward and backward (56 in these cases)
 

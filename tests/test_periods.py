@@ -418,8 +418,8 @@ def test_windows_of_a_big_graph_decide_whether_it_is_searched(
     sources: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Over `Options.probes` windows of `Options.probe_window` nodes, a chain shows its run
-    and is searched whole (and rolled); a wide sum's tree shows none, and its order is not
-    searched."""
+    and is searched whole (and rolled); a wide sum is searched in depth order, where its
+    products and the levels of its tree are runs, and not as traced."""
     use(monkeypatch, DEFAULT)
     searched = 0
     find = periods.find
@@ -441,9 +441,13 @@ def test_windows_of_a_big_graph_decide_whether_it_is_searched(
     assert searched == 1
     assert any(s.startswith("def fwd_loop") for s in sources)
     ws = [0.001 * i - 3.0 for i in range(DEFAULT.probe_window * DEFAULT.probes)]
+    sources.clear()
     summed = jit(ag.value_and_grad(ag.dot))(ws, ws[::-1])
     assert bits(summed) == bits(ag.value_and_grad(ag.dot)(ws, ws[::-1]))
-    assert searched == 1  # the tree's windows hold no run
+    assert searched == 2  # in depth order only (`ForwardPass._by_depth`): the products, and
+    loops = [s for s in sources if s.startswith("def fwd_loop")]  # levels of the sum
+    assert len(loops) >= 3
+    assert any("_x0" in s for s in loops)
 
 
 def lagged(p: list[Scalar], n: int) -> Scalar:

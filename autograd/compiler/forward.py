@@ -19,7 +19,7 @@ import contextlib
 from collections.abc import Sequence
 from typing import cast
 
-from autograd.compiler import equations, periods, runs
+from autograd.compiler import equations, orders, periods, runs
 from autograd.compiler.forward_loops import ForwardLoops
 from autograd.compiler.stmts import ref
 from autograd.compiler.writer import (
@@ -27,6 +27,7 @@ from autograd.compiler.writer import (
     FormElementwise,
     GuardFailed,
     NotBatchable,
+    Ordered,
     alias_slot,
     form_elementwise,
     named_elementwise,
@@ -72,18 +73,21 @@ class ForwardPass(ForwardLoops):
         w = self.walk = equations.walk(
             self.input_nodes, [*outputs, *compared], self.plain_inputs, self.floats
         )
-        names = self.names
         for c in w.consts:  # a constant is read by its bits' name
-            names[c] = self.const(c.value)
+            self.names[c] = self.const(c.value)
         order, forms = w.order, w.forms
         self._check(len(order))
-        found = []
+        found: list[periods.Period] = []
         if self.rolls and len(order) >= self.options.loops_from:
-            found = self._runs(stacked, [*outputs, *compared])
+            wide = self._by_depth()
+            if wide is not None:  # written in depth order, runs' values kept in lists
+                order, forms, found = wide
+            else:
+                found = self._runs(stacked, [*outputs, *compared])
         w.operands = []  # read only to find runs
         if not self.stacks:  # `_looped` reads the positions of runs whose values are kept
             w.at = {}
-        rolled = self.rolled
+        names, rolled = self.names, self.rolled  # (names kept in lists from `_keep_values` on)
         batched = bool(self.batch_of)  # it only grows from the nodes of a vmap's batch
         start = len(self.stmts)
         marks = {per.first(periods.HEAD): per for per in found}  # where a run's loop goes
@@ -98,7 +102,7 @@ class ForwardPass(ForwardLoops):
             per = marks.get(e)
             if per is None:
                 continue
-            if self._loop_forward(order, per):
+            if self._loop_forward(order, forms, per):
                 rolled.append(per)
                 p = per.first(per.count - periods.TAIL)
         self.spans.append((start, len(self.stmts)))
@@ -131,6 +135,39 @@ class ForwardPass(ForwardLoops):
         if stacked and found:
             self.stacks.append((w.at, self.rolled, w.order))
         return found
+
+    def _by_depth(self) -> tuple[list[Ordered], list[int], list[periods.Period]] | None:
+        """A wide program's equations by depth, and its runs there; None if not worth it.
+
+        A graph's trace is a depth-first walk: a balanced sum's additions fall
+        between the products they add, so nothing repeats in its order. By
+        depth (`orders.by_depth`'s test: a quarter of the equations at one
+        depth), the products are one run and each level of the sum another,
+        reading the level before at a stride (`Period.lists`). The statements
+        are written in that order (they are pure), each run's loop keeping its
+        values in lists; a value read on its own is an item of one (`element`).
+        The backward sweep keeps the eager sweep's order, node by node. Kept
+        if the runs hold all but `Options.depth_gain` of the equations.
+        """
+        w, opts = self.walk, self.options
+        depth = orders.equation_depths(w.operands)
+        if not opts.depth_always and not orders.wide(depth):
+            return None
+        perm = sorted(range(len(depth)), key=depth.__getitem__)
+        at = [0] * len(perm)
+        for new, old in enumerate(perm):
+            at[old] = new
+        forms = [w.forms[i] for i in perm]
+        operands = [[at[j] if j >= 0 else j for j in w.operands[i]] for i in perm]
+        found = periods.find(forms, operands, opts, stacked=True)
+        looped = sum(per.looped * per.size for per in found)
+        if not found or (looped < len(perm) * (1 - opts.depth_gain) and not opts.depth_always):
+            return None
+        order = [w.order[i] for i in perm]
+        self._keep_values()
+        self.stacks.append(({x: at[w.at[x]] for x, _ in w.order}, self.rolled, order))
+        self.depth_ordered = True
+        return order, forms, found
 
     def _repeats(self) -> bool:
         """Whether one of `Options.probes` windows of the equations holds a run worth a loop.

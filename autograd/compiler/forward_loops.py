@@ -38,7 +38,7 @@ class ForwardLoops(Writer):
         if type(self.names) is dict:
             self.names = _Names(self, self.names)
 
-    def _loop_forward(self, order: list[Ordered], per: periods.Period) -> bool:
+    def _loop_forward(self, order: list[Ordered], forms: list[int], per: periods.Period) -> bool:
         """Write a run's looped iterations as a call of one loop, if they can be.
 
         The loop's body is one iteration's equations, each written from its
@@ -48,7 +48,7 @@ class ForwardLoops(Writer):
         """
         if not self._streams_roll(order, per):
             return False
-        body = self._iteration_code(order, per)
+        body = self._iteration_code(order, forms, per)
         if body is None:
             return False
         lists = self._list_streams(order, per)
@@ -67,7 +67,7 @@ class ForwardLoops(Writer):
         return True
 
     def _iteration_code(
-        self, order: list[Ordered], per: periods.Period
+        self, order: list[Ordered], forms: list[int], per: periods.Period
     ) -> tuple[dict[Node, periods.Role], list[_Value], list[_Statement]] | None:
         """One iteration's equations as the loop runs them: or None if a loop cannot.
 
@@ -86,7 +86,7 @@ class ForwardLoops(Writer):
         role.update({x: ("p", j) for j, (x, _) in enumerate(order[per.first(t - 1) : at])})
         role.update({x: ("n", j) for j, (x, _) in enumerate(order[at : at + per.size])})
         iteration = order[at : at + per.size]
-        codes = [self._forward_forms[f] for f in self.walk.forms[at : at + per.size]]
+        codes = [self._forward_forms[f] for f in forms[at : at + per.size]]
         known: list[_Value | None] = [None] * per.size
         statements: list[_Statement] = []
         for j, (_, ins) in enumerate(iteration):
@@ -211,9 +211,12 @@ class ForwardLoops(Writer):
     def _list_streams(
         self, order: list[Ordered], per: periods.Period
     ) -> list[tuple[str, int, int]] | None:
-        """A run's streams of earlier runs' values: (their list, first looped item, step).
+        """A run's streams of earlier runs' values: (a list, its first looped item, step).
 
-        None if one reads a run that was not rolled (its values are names, not a list).
+        The list, as a template, is the earlier loop's own if the looped
+        iterations read its looped ones only; else all its iterations' values
+        (`_stack`). None if one reads a run that was not rolled (its values are
+        names, not a list).
         """
         found = []
         for first, step in per.lists:
@@ -225,7 +228,16 @@ class ForwardLoops(Writer):
             if not 0 <= i + s * (per.count - 1) < run.count:
                 return None
             found.append((run, j, i + s * periods.HEAD, s))
-        return [(self._stack(run, j, order), i, s) for run, j, i, s in found]
+        streams = []
+        for run, j, i, s in found:
+            ends = (i, i + s * (per.looped - 1))
+            if min(ends) >= periods.HEAD and max(ends) < run.count - periods.TAIL:
+                loop, call = cast("tuple[periods.ForwardLoop, str]", run.loop)
+                loop.stored.add(j)  # the loop keeps it: its items are the looped iterations'
+                streams.append((f"{ref(call)}[{loop.list_index(j)}]", i - periods.HEAD, s))
+            else:
+                streams.append((ref(self._stack(run, j, order)), i, s))
+        return streams
 
     def _rolled_at(self, order: list[Ordered], p: int) -> periods.Period | None:
         """The rolled run of ``order`` holding position ``p``, if any."""
@@ -275,10 +287,11 @@ class ForwardLoops(Writer):
         found = self._looped(node)
         if found is None:
             raise KeyError(node)
-        per, q, j, order = found
-        values = self._stack(per, j, order)
+        per, q, j, _ = found
+        loop, call = cast("tuple[periods.ForwardLoop, str]", per.loop)
+        loop.stored.add(j)  # the loop keeps it: item q - HEAD of its list
         name = f"g{len(self.stmts)}"
-        self.emit(name, f"{ref(values)}[{q}]", (values,))
+        self.emit(name, f"{ref(call)}[{loop.list_index(j)}][{q - periods.HEAD}]", (call,))
         dict.__setitem__(self.names, node, name)
         return name
 
@@ -299,3 +312,10 @@ class _Names(dict[Node, str]):
         if program is None:
             raise KeyError(node)
         return program.element(node)
+
+    def __contains__(self, node: object) -> bool:
+        """Whether ``node`` has a value: a name, or an item of a loop's list."""
+        if dict.__contains__(self, node):
+            return True
+        program = self.program()
+        return program is not None and program._looped(node) is not None  # type: ignore[arg-type]  # a node, or not in a loop

@@ -35,10 +35,10 @@ def by_depth(stmts: Sequence[Stmt], force: bool = False) -> list[int] | None:
     first layer's products are, and not at its end.
     ``force``: the order whatever the depths.
     """
-    if not force and not (_wide(depths(stmts[:SAMPLE])) and _wide(depths(stmts[-SAMPLE:]))):
+    if not force and not (wide(depths(stmts[:SAMPLE])) and wide(depths(stmts[-SAMPLE:]))):
         return None
     depth = depths(stmts)
-    if not force and not _wide(depth):
+    if not force and not wide(depth):
         return None
     return sorted(range(len(stmts)), key=depth.__getitem__)
 
@@ -47,9 +47,26 @@ SAMPLE = 20_000
 """Statements `by_depth` looks at first: most programs are not wide there already."""
 
 
-def _wide(depth: list[int]) -> bool:
+def wide(depth: list[int]) -> bool:
+    """Whether a quarter of the depths are one: a wide sum's products."""
     most = max(collections.Counter(depth).values(), default=0)
     return most * 4 >= len(depth) >= 4
+
+
+def equation_depths(operands: Sequence[Sequence[int]]) -> list[int]:
+    """Each equation's depth: one more than its deepest operand's (inputs: 0).
+
+    ``operands``: per equation, the positions of the equations it reads (an
+    input's is negative), as `equations.Walk.operands` holds them.
+    """
+    depth: list[int] = []
+    for ops in operands:
+        d = 0
+        for j in ops:
+            if j >= 0 and depth[j] > d:
+                d = depth[j]
+        depth.append(d + 1)
+    return depth
 
 
 def depths(stmts: Sequence[Stmt]) -> list[int]:

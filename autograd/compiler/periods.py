@@ -27,7 +27,6 @@ from collections.abc import Sequence
 from autograd.compiler import runs
 from autograd.compiler.loops import Loop, items
 from autograd.compiler.options import DEFAULT, Options
-from autograd.compiler.stmts import ref
 
 HEAD = 3
 """Iterations written as usual before a loop: the first reads what precedes the run; the
@@ -140,7 +139,7 @@ class ForwardLoop:
         self.loop = Loop(name, count)
         self.count = count
         self.inputs = inputs  # stream i: input first + step * q at looped iteration q
-        self.lists = lists  # stream i (role ``("l", i)``): a list's name, first item, step
+        self.lists = lists  # stream i (role ``("l", i)``): a list (a template), first item, step
         self.values: list[str] = []  # per node of an iteration: its local, or a parameter
         self.finals: list[int] = []
         self.stored: set[int] = set()
@@ -153,8 +152,8 @@ class ForwardLoop:
         """The local holding an iteration's item of stream ``("in", i)`` or ``("l", i)``."""
         kind, i = role
         if kind == "l":  # an earlier run's values, all its iterations'
-            values, first, step = self.lists[i]
-            got = items(self.param(ref(values)), first, step, self.count)
+            values, first, step = self.lists[i]  # the list as an argument's template
+            got = items(self.param(values), first, step, self.count)
             return self.loop.stream(role, f"_x{i}", got)
         first, step = self.inputs[i]  # at the first looped iteration
         return self.loop.stream(role, f"_i{i}", items(self.param("R"), first, step, self.count))

@@ -53,7 +53,7 @@ class Sweep(BackwardLoops):
         if self.batch is None:  # scalar programs: a batch mean's seed reaches its terms as 1/n
             self.seed = cot[root]
         if not self.batch_of:  # one number per node: the sweep alone
-            self._sweep(end, self.rolled, cot, needs)
+            self._sweep(end, [] if self.depth_ordered else self.rolled, cot, needs)
             return [cot.get(x, "0.0") for x in wrt]
         done = self._completions(order[:end], wanted)
         ready: list[Node] = []  # variables whose cotangents are complete, not yet summed

@@ -155,6 +155,9 @@ class Writer:
     stacks: list[tuple[dict[Node, int], list[Period], list[Ordered]]]
     """Per order whose runs were rolled with their values kept (`forward`'s ``stacked``):
     where its nodes are, and its rolled runs (`_looped`)."""
+    depth_ordered: bool
+    """The forward pass was written in depth order (`ForwardPass._by_depth`): its runs are
+    not the sweep's."""
     _stacked: dict[tuple[int, int], str]
     """(run's id, slot) -> its values' list."""
 
@@ -242,6 +245,7 @@ class Writer:
         self.loops = {}
         self.elements = {}
         self.stacks = []
+        self.depth_ordered = False
         self._stacked = {}
 
     def const(self, value: float) -> str:
