@@ -165,7 +165,7 @@ class ForwardPass(ForwardLoops):
             return None
         order = [w.order[i] for i in perm]
         self._keep_values()
-        self.stacks.append(({x: at[w.at[x]] for x, _ in w.order}, self.rolled, order))
+        self.stacks.append(({x: i for i, (x, _) in enumerate(order)}, self.rolled, order))
         self.depth_ordered = True
         return order, forms, found
 

@@ -312,10 +312,3 @@ class _Names(dict[Node, str]):
         if program is None:
             raise KeyError(node)
         return program.element(node)
-
-    def __contains__(self, node: object) -> bool:
-        """Whether ``node`` has a value: a name, or an item of a loop's list."""
-        if dict.__contains__(self, node):
-            return True
-        program = self.program()
-        return program is not None and program._looped(node) is not None  # type: ignore[arg-type]  # a node, or not in a loop

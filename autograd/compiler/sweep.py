@@ -183,7 +183,8 @@ class Sweep(BackwardLoops):
         """
         b = self.batch_of.get(node, 0) if self.batch_of else 0
         g = cot[node]
-        own = node in self.names  # a rule may read the node's own value
+        own = True  # a rule may read the node's own value: the forward named it, or a loop
+        # kept it (`ForwardLoops.element` names it when read)
         # a scalar program's code depends on the key alone: its names are read as needed
         unit = g == self.seed
         names: list[str] | None = None
