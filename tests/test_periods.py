@@ -468,3 +468,28 @@ def test_a_node_that_is_the_previous_iterations_value_is_not_rolled(
     got = jit(ag.value_and_grad(lagged), static_argnums=1)([0.3, 0.6, 0.9], 30)
     assert bits(got) == bits(ag.value_and_grad(lagged)([0.3, 0.6, 0.9], 30))
     assert not any(s.startswith("def fwd_loop") for s in sources)
+
+
+def test_a_wide_sum_is_written_by_depth_unless_its_sweep_reads_the_terms(
+    sources: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """By depth, a value a loop kept is an item of its list, taken on its own where the
+    sweep reads it: ``tanh``'s rule reads each term's value, ``dot``'s rules none."""
+    use(monkeypatch, DEFAULT)
+    n = DEFAULT.loops_from * 8  # the levels of 2,000 sums or more roll: 94% of the tree
+    ws: list[Scalar] = [0.001 * i - 8.0 for i in range(n)]
+    xs = ws[::-1]
+
+    def dot(ws: list[Scalar], xs: list[Scalar]) -> Scalar:
+        return ag.dot(ws, xs)
+
+    def tanh_terms(ws: list[Scalar], xs: list[Scalar]) -> Scalar:
+        return ag.sum([ag.tanh(w * x) * w for w, x in zip(ws, xs, strict=True)])
+
+    cases: list[tuple[Callable[[list[Scalar], list[Scalar]], Scalar], bool]]
+    cases = [(dot, True), (tanh_terms, False)]
+    for f, by_depth in cases:
+        sources.clear()
+        got = jit(ag.value_and_grad(f))(ws, xs)
+        assert bits(got) == bits(ag.value_and_grad(f)(ws, xs))
+        assert any(s.startswith("def fwd_loop") for s in sources) is by_depth

@@ -79,7 +79,7 @@ class ForwardPass(ForwardLoops):
         self._check(len(order))
         found: list[periods.Period] = []
         if self.rolls and len(order) >= self.options.loops_from:
-            wide = self._by_depth()
+            wide = self._by_depth(stacked)
             if wide is not None:  # written in depth order, runs' values kept in lists
                 order, forms, found = wide
             else:
@@ -136,7 +136,9 @@ class ForwardPass(ForwardLoops):
             self.stacks.append((w.at, self.rolled, w.order))
         return found
 
-    def _by_depth(self) -> tuple[list[Ordered], list[int], list[periods.Period]] | None:
+    def _by_depth(
+        self, stacked: bool
+    ) -> tuple[list[Ordered], list[int], list[periods.Period]] | None:
         """A wide program's equations by depth, and its runs there; None if not worth it.
 
         A graph's trace is a depth-first walk: a balanced sum's additions fall
@@ -146,12 +148,18 @@ class ForwardPass(ForwardLoops):
         reading the level before at a stride (`Period.lists`). The statements
         are written in that order (they are pure), each run's loop keeping its
         values in lists; a value read on its own is an item of one (`element`).
-        The backward sweep keeps the eager sweep's order, node by node. Kept
-        if the runs hold all but `Options.depth_gain` of the equations.
+        The backward sweep keeps the eager sweep's order, node by node. Tried
+        where a sweep follows (not ``stacked``) only if its rules read few
+        equations' values (`_reads_few`: a tenth): each would be an item of a
+        loop's list taken on its own, where the order as traced names it
+        anyway. Kept if the runs hold all but `Options.depth_gain` of the
+        equations.
         """
         w, opts = self.walk, self.options
         depth = orders.equation_depths(w.operands)
         if not opts.depth_always and not orders.wide(depth):
+            return None
+        if not (stacked or opts.depth_always or self._reads_few()):
             return None
         perm = sorted(range(len(depth)), key=depth.__getitem__)
         at = [0] * len(perm)
@@ -168,6 +176,33 @@ class ForwardPass(ForwardLoops):
         self.stacks.append(({x: i for i, (x, _) in enumerate(order)}, self.rolled, order))
         self.depth_ordered = True
         return order, forms, found
+
+    def _reads_few(self) -> bool:
+        """Whether the backward sweep's rules may read a tenth of the equations' values, or less.
+
+        A node's rule reads the slots its code for each input uses (its key's
+        code, `Writer._rule_code`, as the sweep will write it): its inputs'
+        values, its own. Every rule counts, needed or not: more than is read.
+        """
+        w = self.walk
+        used: dict[int, list[int]] = {}
+        read: set[Node] = set()
+        at, most = w.at, len(w.order) // 10
+        for (node, ins), form in zip(w.order, w.forms, strict=True):
+            slots = used.get(form)
+            if slots is None:
+                names = [""] * (len(ins) + 2)
+                code = self._rule_code(node, ins, form, names, True, False)
+                # input slots, then the node's own value (the cotangent's, after: not a value)
+                got = {i for c in code if c is not None for i in c[0][1] if i <= len(ins)}
+                slots = used[form] = sorted(got)
+            for i in slots:
+                x = ins[i] if i < len(ins) else node
+                if at.get(x, -1) >= 0:  # an equation's, not an input's or a constant
+                    read.add(x)
+            if len(read) > most:
+                return False
+        return True
 
     def _repeats(self) -> bool:
         """Whether one of `Options.probes` windows of the equations holds a run worth a loop.
