@@ -190,9 +190,10 @@ class ForwardLoops(Writer):
         """Whether a run's input streams can be looped over.
 
         A stream of plain numbers always can. A stream of variables (an input
-        differentiated, a layer's own weight) can if no node outside its
-        iteration reads each variable, so that the loop's cotangent of it is
-        the whole of it; the loop keeps those in a list (`_looped_variables`).
+        differentiated, a layer's own weight) can if no backward loop follows
+        (values kept: `stacks`), or if no node outside its iteration reads each
+        variable, so that the backward loop's cotangent of it is the whole of
+        it; that loop keeps those in a list (`BackwardLoops._variables_of_loop`).
         """
         plain = self.plain_inputs
         variables: set[Node] = set()
@@ -203,7 +204,7 @@ class ForwardLoops(Writer):
                 variables.update(stream)
             elif kinds != {True}:
                 return False  # plain numbers and variables mixed: the iterations differ
-        if not variables:
+        if not variables or self.stacks:
             return True
         readers = collections.Counter(x for _, ins in order for x in ins if x in variables)
         return all(readers[x] == 1 for x in variables)
