@@ -20,16 +20,21 @@ from autograd.core.nodes import PARENTS, SHARED, Const, Leaf, Node, Scalar, V, p
 from autograd.debug import sweep_checked, tangent_nan
 
 
-def toposort(root: Node, stop: Container[Node] = ()) -> list[tuple[Node, tuple[Node, ...]]]:
+def toposort(
+    root: Node, stop: Container[Node] = (), seen: set[Node] | None = None
+) -> list[tuple[Node, tuple[Node, ...]]]:
     """Every node ``root`` depends on, with its inputs, inputs before users.
 
     An iterative depth-first post-order: its result depends only on the graph
     (inputs visited in field order), never on memory addresses. Nodes in
-    ``stop`` are taken as inputs: the walk does not enter them.
+    ``stop`` are taken as inputs: the walk does not enter them. ``seen``, if
+    given, holds nodes left out (neither entered nor listed) and gets every
+    node listed: walks from several roots sharing it list each node once.
     """
     order: list[tuple[Node, tuple[Node, ...]]] = []
     emit = order.append
-    seen: set[object] = set()
+    if seen is None:
+        seen = set()
     enter = seen.add
     # a node to enter, or (node, inputs) pushed under its inputs: emitted when popped
     stack: list[object] = [root]
@@ -42,7 +47,7 @@ def toposort(root: Node, stop: Container[Node] = ()) -> list[tuple[Node, tuple[N
             continue
         if node in seen:  # an input of several users: emitted after the first
             continue
-        enter(node)
+        enter(node)  # type: ignore[arg-type]  # not a tuple: a node
         if node in stop:
             emit((node, ()))  # type: ignore[arg-type]  # not a tuple: a node
             continue

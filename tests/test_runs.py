@@ -136,6 +136,20 @@ def test_extent_checks_iterations_in_chunks_as_it_would_one_by_one(seed: int) ->
             assert got == _extent_one_by_one(s, p, forms, operands, owner, runs), (s, p)
 
 
+@pytest.mark.parametrize("seed", range(200))
+def test_extent_with_too_few_iterations_is_none(seed: int) -> None:
+    """Asked for ``need`` iterations, `_extent` gives the oracle's run if it has them, else
+    None (it looks at iteration ``need - 1`` first)."""
+    forms, operands, owner, runs = _periodic_program(random.Random(seed))
+    for s in range(len(forms)):
+        for p in range(1, 5):
+            want = _extent_one_by_one(s, p, forms, operands, owner, runs)
+            for need in (3, 4, 9, 40):
+                run = _runs._extent(s, p, forms, operands, owner, runs, need)
+                got = None if run is None else (run.start, run.period, run.count, run.refs)
+                assert got == (want if want is not None and want[2] >= need else None), (s, p)
+
+
 def _operand_at(ref: tuple[int, ...], run: _runs.Run, q: int, runs: list[_runs.Run]) -> int | None:
     """The operand ``ref`` names at iteration ``q`` of ``run``, read off the ref kinds' meaning
     (not the finder's code); None where it names nothing (past an earlier run's ends)."""

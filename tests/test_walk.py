@@ -10,7 +10,9 @@ import pytest
 
 import autograd as ag
 from autograd.compiler import equations
+from autograd.compiler.codegen import Program
 from autograd.compiler.options import Options
+from autograd.compiler.stmts import fields
 from autograd.core.nodes import PLAIN, Const, Leaf, Node, Op, eager_kind
 from autograd.expr import evaluate
 from autograd.programs import random_program
@@ -106,3 +108,18 @@ def test_a_program_with_guards_rolls_its_runs(at: int) -> None:
         got = jitted(0.3, n)
         want = ag.value_and_grad(f)(0.3, n)
         assert [bits(v) for v in got] == [bits(v) for v in want]
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_each_statement_reads_its_names_once(seed: int) -> None:
+    """A statement's uses are the names its template reads, each once (`stmts`), also
+    where two slots hold one name: a node and its alias (``x * 1.0`` is ``x``)."""
+    inputs, plain, out = _traced(seed)
+    x = Leaf(0.3)
+    alias = x * 1.0  # named as its input: ``alias + x`` reads one name twice
+    out = ag.tanh(alias + x) * alias + out * alias
+    program = Program([*inputs, x], Options(), plain)
+    program.forward([out])
+    assert any(len(fields(template)) > len(uses) for _, template, uses in program.stmts)
+    for _, template, uses in program.stmts:
+        assert sorted(uses) == sorted(set(fields(template)))

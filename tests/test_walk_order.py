@@ -104,6 +104,21 @@ def test_walks_follow_the_recursive_post_order(seed: int, size: int, stopped: bo
     assert toposort(root, stop) == [(n, () if n in stop else parents(n)) for n in want]
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 40))
+def test_walks_sharing_seen_list_each_node_once_in_the_post_order(seed: int, size: int) -> None:
+    """`toposort` from several roots sharing ``seen``: what the first walks listed (and
+    what ``seen`` held at the start) is left out of the later ones, the rest in order."""
+    leaves, root = random_graph(seed, size)
+    nodes = recursive_order(root)
+    roots = [nodes[len(nodes) // 2], nodes[len(nodes) // 3], root]
+    seen: set[Node] = set(leaves)
+    got = [item for r in roots for item in toposort(r, (), seen)]
+    want = list(dict.fromkeys(n for r in roots for n in recursive_order(r)))
+    assert got == [(n, parents(n)) for n in want if n not in leaves]
+    assert seen == {*nodes, *leaves}
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 40))
 def test_backward_sums_cotangents_in_the_oracle_order_bit_for_bit(seed: int, size: int) -> None:

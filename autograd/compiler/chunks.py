@@ -62,32 +62,36 @@ def input_runs(returns: Sequence[str], inputs: int) -> list[str]:
     sum, which is the other factor of each product, loads no register per input.
     """
     out: list[str] = []
-    run: list[int] = []
-
-    def flush() -> None:
-        if len(run) >= _INPUT_RUN:
-            out.append(f"*R[{run[0]}:{run[-1] + 1}]")
-        else:
-            out.extend(f"{{a{i}}}" for i in run)
-        run.clear()
-
+    first = end = 0  # the run of inputs ``first`` to ``end`` (excluded) being read
+    following = ""  # the template of input ``end``, once a run is read: most returns are it
     for r in returns:
-        name = named(r) or ""
-        i = (
-            int(name[1:])
-            if name[:1] == "a" and name[1:].isdigit() and int(name[1:]) < inputs
-            else -1
-        )
-        if i >= 0 and run and i == run[-1] + 1:
-            run.append(i)
-            continue
-        flush()
-        if i >= 0:
-            run.append(i)
+        i = end if r == following else _input(r, inputs)
+        if i == end and end > first:  # the run goes on
+            end += 1
         else:
-            out.append(r)
-    flush()
+            _flush(out, first, end)
+            first, end = (i, i + 1) if i >= 0 else (0, 0)
+            if i < 0:
+                out.append(r)
+        following = f"{{a{end}}}" if first < end < inputs else ""
+    _flush(out, first, end)
     return out
+
+
+def _input(template: str, inputs: int) -> int:
+    """Which input ``template`` reads alone (``{a3}``: 3), or -1."""
+    name = named(template) or ""
+    if name[:1] == "a" and name[1:].isdigit() and int(name[1:]) < inputs:
+        return int(name[1:])
+    return -1
+
+
+def _flush(out: list[str], first: int, end: int) -> None:
+    """Inputs ``first`` to ``end`` (excluded), read in a row: one splice from `_INPUT_RUN` on."""
+    if end - first >= _INPUT_RUN:
+        out.append(f"*R[{first}:{end}]")
+    else:
+        out.extend(f"{{a{i}}}" for i in range(first, end))
 
 
 def chunk_loads(chunk: list[Stmt], returns: Sequence[str]) -> list[str]:

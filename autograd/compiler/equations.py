@@ -199,16 +199,14 @@ def walk(
     # bits): that signature's key number and kind, once per signature (`_key_of`)
     signatures: dict[object, tuple[int, int]] = {}
     statics: set[type] = set()
+    seen = set(inputs)  # each node is listed once, by the first output's walk reaching it
     for out in outputs:
-        for item in toposort(out, at):
+        for item in toposort(out, (), seen):
             node, ins = item
-            if node in at:  # an input, or walked for an earlier output
-                continue
             kind = type(node)
             if kind is Const:
-                if node not in bits:
-                    bits[node] = _BITS(cast(Const, node).value)
-                    consts.append(cast(Const, node))
+                bits[node] = _BITS(cast(Const, node).value)
+                consts.append(cast(Const, node))
                 continue
             if not ins:
                 raise ExternalNodeError(

@@ -247,7 +247,7 @@ class ForwardPass(ForwardLoops):
             self.reductions.add(v)
             self.emit(v, f"batch_sum({ref(o)}, {self.sizes[self.batch_of[x] - 1]})", (o,))
             return v
-        names = [self.names[x] for x in ins]  # one per input slot (`slot_syms`)
+        names = list(map(self.names.__getitem__, ins))  # one per input slot (`slot_syms`)
         varying = self.varying
         batched = bool(varying) and not varying.isdisjoint(names)
         # in a batch, what the code says of itself depends on which names are arrays
@@ -259,7 +259,15 @@ class ForwardPass(ForwardLoops):
         if alias is not None:  # ``x * 1.0``: the node is its input's value
             return names[alias]
         fmt, at = code
-        uses = (names[at[0]],) if len(at) == 1 else tuple(dict.fromkeys([names[i] for i in at]))
+        # what it reads, each once: two slots may hold one name (a node and its alias, two
+        # constants of the same bits); most read one or two slots, compared, not hashed
+        if len(at) == 1:
+            uses: tuple[str, ...] = (names[at[0]],)
+        elif len(at) == 2:
+            first, second = names[at[0]], names[at[1]]
+            uses = (first, second) if first != second else (first,)
+        else:
+            uses = tuple(dict.fromkeys([names[i] for i in at]))
         elementwise = None if each is None else named_elementwise(each, names)
         self.emit(v, fmt.format(*names), uses, code, elementwise)
         return v

@@ -209,12 +209,17 @@ class Linker(Writer):
         names only: `link` then names every item.
         """
         out: list[str] = []
+        elements = self.elements
         k = 0
         while k < len(names):
+            name = names[k]
+            if name not in elements:  # most outputs: no run starts here (`_element_run`)
+                out.append(ref(name))
+                k += 1
+                continue
             run = self._element_run(names, k)
             if run is None:
-                name = names[k]
-                if name in self.elements and name not in self._unpacked:
+                if name not in self._unpacked:
                     self._unpacked.add(name)
                     values, i = self.elements[name]
                     self.emit(name, f"{ref(values)}[{i}]", (values,))

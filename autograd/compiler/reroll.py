@@ -92,15 +92,15 @@ def reroll(
     """
     index = {t: i for i, (t, _, _) in enumerate(stmts)}
     forms, operands = _forms(stmts, index, written)
-    live = [named(t) or t for t in live_out]  # an output's name (an expression: none)
     stmts, forms, operands, index, windows = _rolling_order(
-        stmts, forms, operands, index, live, movable, options
+        stmts, forms, operands, index, live_out, movable, options
     )
     owner, runs = _find_runs(forms, operands, windows, options)
     if not runs:
         rolled = Rolled(stmts, {}, [])
         rolled.returns = list(live_out)
         return rolled
+    live = _names(live_out)
     segments = _segments(live, index, owner, runs, options.splice)
     for o, r, _, _, _ in segments.values():
         runs[o].stored.add(r)
@@ -135,9 +135,17 @@ def _rolling_order(
         return stmts, forms, operands, index, windows
     stmts, forms, operands, at = permute(order, stmts, forms, operands)
     # only the outputs are looked up by name from here on
-    index = {name: at[index[name]] for name in live_out if name in index}
+    index = {name: at[index[name]] for name in _names(live_out) if name in index}
     windows = Windows(forms, next_same(forms), options, windows.count)  # the same forms
     return stmts, forms, operands, index, windows
+
+
+def _names(live_out: Sequence[str]) -> list[str]:
+    """The outputs' names (of an expression: the template itself, no statement's name).
+
+    Asked only where a run or a new order needs them: a program may return 100,000.
+    """
+    return [named(t) or t for t in live_out]
 
 
 def _find_runs(

@@ -228,8 +228,9 @@ def _try(
         return best  # the second iteration's operands fit no kind: most of the rest
     if forms[i:last] != forms[i + p : last + p]:
         return best  # not even the forms repeat often enough
-    run = _extent(i, p, forms, operands, owner, runs)
-    if run is None or run.count < min_reps or run.count * p < min_statements:
+    # a run worth a loop: at least ``min_reps`` iterations and ``min_statements`` statements
+    run = _extent(i, p, forms, operands, owner, runs, max(min_reps, -(-min_statements // p)))
+    if run is None:
         return best
     found.append(p)
     if best is None or run.count * p > best.count * best.period:
@@ -299,11 +300,14 @@ def _extent(
     operands: list[list[int]],
     owner: list[int],
     runs: list[Run],
+    need: int = 0,
 ) -> Run | None:
     """The longest run of period ``p`` from ``s`` whose operands keep their places.
 
     The first iteration records where each operand is; the second fixes its
-    kind (the ref kinds above); every later one must agree.
+    kind (the ref kinds above); every later one must agree. None if it has
+    fewer than ``need`` iterations, which iteration ``need - 1`` tells at once
+    for most places in a run too short to be worth a loop.
     """
     n = len(forms)
     body = forms[s : s + p]
@@ -326,12 +330,17 @@ def _extent(
     last = (n - s) // p  # iterations that fit
     for first, step, count in bounds:
         last = min(last, _in_bounds(first, step, count, q, last))
+    # iteration ``need - 1`` first: each place of a short run would check all of it
+    if need > q and (
+        last < need or _agreeing(s, p, need - 1, need, body, coeffs, forms, operands) < need
+    ):
+        return None
     size = _FIRST_CHUNK
     while q < last:
         end = min(last, q + size)
         good = _agreeing(s, p, q, end, body, coeffs, forms, operands)
         if good < end:
-            return Run(s, p, good, refs)
+            return Run(s, p, good, refs) if good >= need else None
         q, size = end, size * 2
     return Run(s, p, q, refs)
 
