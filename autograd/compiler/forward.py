@@ -156,6 +156,8 @@ class ForwardPass(ForwardLoops):
         equations.
         """
         w, opts = self.walk, self.options
+        if not opts.depth_always and not orders.wide_equations(w.operands):
+            return None
         depth = orders.equation_depths(w.operands)
         if not opts.depth_always and not orders.wide(depth):
             return None

@@ -53,20 +53,31 @@ def wide(depth: list[int]) -> bool:
     return most * 4 >= len(depth) >= 4
 
 
-def equation_depths(operands: Sequence[Sequence[int]]) -> list[int]:
+def equation_depths(operands: Sequence[Sequence[int]], start: int = 0) -> list[int]:
     """Each equation's depth: one more than its deepest operand's (inputs: 0).
 
-    ``operands``: per equation, the positions of the equations it reads (an
-    input's is negative), as `equations.Walk.operands` holds them.
+    ``operands``: per equation from position ``start`` on, the positions of
+    the equations it reads (an input's is negative), as `equations.Walk.operands`
+    holds them; one before ``start`` counts as an input.
     """
     depth: list[int] = []
     for ops in operands:
         d = 0
         for j in ops:
-            if j >= 0 and depth[j] > d:
-                d = depth[j]
+            if j >= start and depth[j - start] > d:
+                d = depth[j - start]
         depth.append(d + 1)
     return depth
+
+
+def wide_equations(operands: Sequence[Sequence[int]]) -> bool:
+    """`by_depth`'s test on equations: whether their first and last `SAMPLE` look wide.
+
+    The last ones' depths are counted from the equations before them as inputs.
+    """
+    n = len(operands)
+    tail = max(0, n - SAMPLE)
+    return wide(equation_depths(operands[:SAMPLE])) and wide(equation_depths(operands[tail:], tail))
 
 
 def depths(stmts: Sequence[Stmt]) -> list[int]:
