@@ -47,7 +47,8 @@ class BatchTrace:
     ) -> None:
         self.in_arrays = in_arrays  # variables of a NumPy array argument: (which, index)
         self.array_sizes = array_sizes
-        self.position = {x: i for i, x in enumerate(x for x in inputs if x not in in_arrays)}
+        self.inputs = inputs
+        self._position: dict[Node, int] | None = None  # made when a vmap is first called
         self.state = state  # its floats: the traced arguments that are plain numbers
         self.level = nesting.get() + 1  # the traced function's own level
         self.leaves: list[Leaf] = []  # every column's variable, in order
@@ -126,11 +127,25 @@ class BatchTrace:
         if whole is not None:
             return ("array", whole)
         positions = []
+        position = self.position
         for v in values:
-            if type(v) is not Leaf or v not in self.state.floats or v not in self.position:
+            if type(v) is not Leaf or v not in self.state.floats or v not in position:
                 return None  # a node of the graph (differentiated, or computed): the loop
-            positions.append(self.position[v])
+            positions.append(position[v])
         return ("inputs", positions)
+
+    @property
+    def position(self) -> dict[Node, int]:
+        """Each traced float's place among the program's inputs (not an array's variable).
+
+        Made on first use: most jitted functions call no `vmap`, and a wide one
+        has 200,000 inputs.
+        """
+        if self._position is None:
+            arrays = self.in_arrays
+            kept = (x for x in self.inputs if x not in arrays)
+            self._position = {x: i for i, x in enumerate(kept)}
+        return self._position
 
     def _whole_array(self, values: Sequence[object]) -> int | None:
         """Which array argument ``values`` are the variables of, all of it in order; else None."""
