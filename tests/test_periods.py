@@ -493,3 +493,97 @@ def test_a_wide_sum_is_written_by_depth_unless_its_sweep_reads_the_terms(
         got = jit(ag.value_and_grad(f))(ws, xs)
         assert bits(got) == bits(ag.value_and_grad(f)(ws, xs))
         assert any(s.startswith("def fwd_loop") for s in sources) is by_depth
+
+
+def point_losses(w: Sequence[Scalar], data: Sequence[Sequence[float]]) -> list[Scalar]:
+    """A small network's loss at each data point ``(x0, x1, y)``."""
+    hidden = (len(w) - 1) // 4
+    losses: list[Scalar] = []
+    for x0, x1, y in data:
+        h = [ag.tanh(w[4 * i] * x0 + w[4 * i + 1] * x1 + w[4 * i + 2]) for i in range(hidden)]
+        out = ag.dot([w[4 * i + 3] for i in range(hidden)], h) + w[-1]
+        losses.append(ag.relu(1.0 - y * out))
+    return losses
+
+
+def mean_loss(w: Sequence[Scalar], data: Sequence[Sequence[float]]) -> Scalar:
+    return ag.mean(point_losses(w, data))
+
+
+def weighted_loss(
+    w: Sequence[Scalar], data: Sequence[Sequence[float]], scale: Sequence[float]
+) -> Scalar:
+    """Each point's loss times a plain number of its own: the product is part of the run."""
+    losses = point_losses(w, data)
+    return ag.sum([c * loss for c, loss in zip(scale, losses, strict=True)])
+
+
+def product_loss(w: Sequence[Scalar], data: Sequence[Sequence[float]]) -> Scalar:
+    """A balanced product over the points: each point's cotangent is the others' product."""
+    level = [1.0 + 0.01 * loss for loss in point_losses(w, data)]
+    while len(level) > 1:
+        pairs = [a * b for a, b in zip(level[0::2], level[1::2], strict=False)]
+        level = pairs + level[len(pairs) * 2 :]
+    return level[0]
+
+
+HIDDEN = 8
+NET = [((i * 7) % 13) / 6.0 - 1.0 for i in range(4 * HIDDEN + 1)]
+DATA = [[((q * 5) % 17) / 8.0 - 1.0, ((q * 3) % 11) / 5.0 - 1.0, (-1.0) ** q] for q in range(100)]
+SCALE = [1.0 + q / 7.0 for q in range(len(DATA))]
+
+
+@pytest.mark.parametrize(
+    ("loss", "args"), [(mean_loss, (NET, DATA)), (weighted_loss, (NET, DATA, SCALE))]
+)
+def test_a_loss_over_data_points_rolls_over_the_points_as_equations(
+    sources: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    loss: Callable[..., Scalar],
+    args: tuple[object, ...],
+) -> None:
+    """Traced depth first, the sum's additions fall between the points' networks; moved
+    after them (`ForwardPass._sunk`), each point is an iteration of one run, forward and
+    backward, and every point's loss gets the sum's one cotangent from outside the run
+    (a weight of its own, read by the run, is the run's). What is left (a few points,
+    the sum) is written straight: `reroll` rolls nothing."""
+    use(monkeypatch, DEFAULT)
+    got = jit(ag.value_and_grad(loss))(*args)
+    assert bits(got) == bits(ag.value_and_grad(loss)(*args))
+    (forward,) = [s for s in sources if s.startswith("def fwd_loop")]
+    assert forward.count("tanh(") == HIDDEN  # one point's network a pass
+    assert [s for s in sources if s.startswith("def bwd_loop")]
+    assert not [s for s in sources if s.startswith("def loop")]
+
+
+def test_points_whose_cotangents_differ_are_swept_one_by_one(
+    sources: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A product over the points gives each point's loss a cotangent of its own: the
+    points' forward is one loop, their sweep is written node by node (and rolled by
+    `reroll`), with eager's bits."""
+    use(monkeypatch, DEFAULT)
+    got = jit(ag.value_and_grad(product_loss))(NET, DATA)
+    assert bits(got) == bits(ag.value_and_grad(product_loss)(NET, DATA))
+    assert [s for s in sources if s.startswith("def fwd_loop")]
+    assert not [s for s in sources if s.startswith("def bwd_loop")]
+
+
+def test_a_point_loss_read_twice_keeps_eager_bits(
+    sources: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A point's loss read by the mean and again: the addition reading it is not moved (its
+    cotangents' order would change), the rest are; a head point's, a looped one's, the
+    last one's. Both sides of an addition left in place roll (200 points: 100 a side)."""
+    use(monkeypatch, DEFAULT)
+    data = DATA + DATA
+    for q in (1, 100, len(data) - 1):
+
+        def loss(w: Sequence[Scalar], data: Sequence[Sequence[float]], q: int = q) -> Scalar:
+            losses = point_losses(w, data)
+            return ag.mean(losses) + losses[q] * 0.5
+
+        sources.clear()
+        got = jit(ag.value_and_grad(loss))(NET, data)
+        assert bits(got) == bits(ag.value_and_grad(loss)(NET, data))
+        assert [s for s in sources if s.startswith("def fwd_loop")]

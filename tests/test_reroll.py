@@ -264,8 +264,11 @@ def test_a_loss_over_data_points_rolls_over_the_points(monkeypatch: pytest.Monke
     """The mean of a network's loss over 40 points: traced depth first, the mean's
     balanced sum falls between the points' networks; with its additions moved after
     them (`sink`), each point's forward statements and then its backward ones are one
-    loop body each, found at their long period (`runs.Windows`: over `Options.max_period`)."""
+    loop body each, found at their long period (`runs.Windows`: over `Options.max_period`).
+    Runs of equations are not looked for here (`loops_from`): they would roll the points
+    first (`test_periods.test_a_loss_over_data_points_rolls_over_the_points_as_equations`)."""
     monkeypatch.undo()  # the default thresholds
+    use(monkeypatch, Options(loops_from=10**9))
     sources = generated_sources(monkeypatch)
     rng = random.Random(3)
     hidden, points = 48, 40

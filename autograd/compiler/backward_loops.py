@@ -67,6 +67,7 @@ class _Run:
         self.role.update({x: ("n", j) for j, (x, _) in enumerate(self.body)})
         self.role.update({x: ("in", i) for i, x in enumerate(streams)})
         self.heads = [program.names[x] for x in program._iteration(order, per, periods.HEAD - 1)]
+        self.outside: list[tuple[int, str]] = []  # node j's cotangent from outside: a parameter
         self.loop = Loop(f"bwd_loop{len(program.loops)}", per.looped)
         self.written = 0  # statements written: the next local is ``_s{written}``
 
@@ -117,15 +118,21 @@ class BackwardLoops(Writer):
 
     def _loop_backward(
         self, order: list[Ordered], per: periods.Period, cot: dict[Node, str], needs: set[Node]
-    ) -> None:
-        """Sweep a run's looped iterations, last first, as a call of one loop.
+    ) -> bool:
+        """Sweep a run's looped iterations, last first, as a call of one loop, if one can.
 
         ``cot`` holds what the tail's sweep left the last looped iteration's
         nodes and the fixed ones; the call's results replace it with what the
         loop leaves the last head iteration's nodes and the fixed ones, and
-        name each looped iteration's cotangents of its variables.
+        name each looped iteration's cotangents of its variables. False if
+        the cotangents from outside the run differ between iterations
+        (`_outside`): nothing is written then.
         """
+        outside = self._outside(order, per, cot)
+        if outside is None:
+            return False
         run = _Run(self, order, per)
+        run.outside = [(j, run.param(v)) for j, v in outside]
         t = per.count - periods.TAIL
         # a node needed at one looped iteration is swept at every one: what it adds is dead
         needed = [False] * per.size
@@ -159,6 +166,30 @@ class BackwardLoops(Writer):
         for i, got in zip(run.variables, lists, strict=True):
             if got is not None:
                 self._variables_of_loop(per, i, got, names, target, returns, cot)
+        return True
+
+    def _outside(
+        self, order: list[Ordered], per: periods.Period, cot: dict[Node, str]
+    ) -> list[tuple[int, str]] | None:
+        """The cotangents nodes of the run get from outside it, the same at every iteration.
+
+        Per node j of an iteration: what the sweep of the nodes after the run
+        gave it (a sum over data points passes each point's loss one cotangent),
+        before its own run adds to it: the carried cotangent of the iteration
+        before starts there (`_step`). Read at the iterations the loop hands a
+        cotangent to (the last head one's to the one before the last looped);
+        None if it differs between them: no loop then.
+        """
+        t = per.count - periods.TAIL
+        out = []
+        for j in range(per.size):
+            got = {cot.get(order[per.first(q) + j][0]) for q in range(periods.HEAD - 1, t - 1)}
+            if len(got) > 1:
+                return None
+            v = got.pop()
+            if v is not None:
+                out.append((j, v))
+        return out
 
     def _settle(
         self, run: _Run, needed: list[bool], needs: set[Node], state: State
@@ -210,6 +241,8 @@ class BackwardLoops(Writer):
         for m, v in enumerate(state):
             if v is not None:
                 cot[("n", m) if m < size else ("w", m - size)] = v
+        for j, v in run.outside:  # what the nodes after the run gave the iteration before
+            cot["p", j] = v
         seed = run.loop.params.get(ref(self.seed)) if self.seed is not None else None
         for j in range(size - 1, -1, -1):
             g = cot.get(("n", j))
@@ -231,7 +264,9 @@ class BackwardLoops(Writer):
                     continue
                 self._fill(run, j, ins, names, at)
                 expr = code(fmt.format(*names))
-                local = cot[slot] = run.local()
+                # a fixed node's cotangent adds up in its carried local: nothing else reads it
+                carried = f"_c{size + slot[1]}" if slot[0] == "w" else None
+                local = cot[slot] = carried if carried and prev == carried else run.local()
                 block.append(
                     f"{local} = {expr}" if prev is None else f"{local} = {prev} + ({expr})"
                 )

@@ -51,6 +51,9 @@ HELPERS["check_guard"] = check_guard
 class ForwardPass(ForwardLoops):
     """The forward pass of `codegen.Program`: its statements, and its guards'."""
 
+    depth_looped = 0.0
+    """The part of the equations `_by_depth` found runs for, if it looked."""
+
     def forward(
         self,
         outputs: Sequence[Node],
@@ -68,6 +71,7 @@ class ForwardPass(ForwardLoops):
         """
         if stacked:
             self._keep_values()
+            self.sweep_loops = False
         compared = [x for _, a, b, _ in guards for x in (a, b)]
         self.first_output = outputs[0] if outputs else None
         w = self.walk = equations.walk(
@@ -84,6 +88,11 @@ class ForwardPass(ForwardLoops):
                 order, forms, found = wide
             else:
                 found = self._runs(stacked, [*outputs, *compared])
+                # a sum of small terms, half of whose equations roll in depth order, has as
+                # many joins as terms: sunk, they would read the loops' lists one by one
+                sunk = None if found or self.depth_looped >= 0.5 else self._sunk()
+                if sunk is not None:  # a loss over data points: each point's network a run
+                    order, forms, found = sunk
         w.operands = []  # read only to find runs
         if not self.stacks:  # `_looped` reads the positions of runs whose values are kept
             w.at = {}
@@ -164,20 +173,73 @@ class ForwardPass(ForwardLoops):
         if not (stacked or opts.depth_always or self._reads_few()):
             return None
         perm = sorted(range(len(depth)), key=depth.__getitem__)
-        at = [0] * len(perm)
-        for new, old in enumerate(perm):
-            at[old] = new
-        forms = [w.forms[i] for i in perm]
-        operands = [[at[j] if j >= 0 else j for j in w.operands[i]] for i in perm]
+        forms, operands = self._permute(perm)
         found = periods.find(forms, operands, opts, stacked=True)
         looped = sum(per.looped * per.size for per in found)
+        self.depth_looped = looped / max(1, len(perm))
         if not found or (looped < len(perm) * (1 - opts.depth_gain) and not opts.depth_always):
             return None
         order = [w.order[i] for i in perm]
         self._keep_values()
         self.stacks.append(({x: i for i, (x, _) in enumerate(order)}, self.rolled, order))
-        self.depth_ordered = True
+        self.sweep_loops = False
         return order, forms, found
+
+    def _sunk(self) -> tuple[list[Ordered], list[int], list[periods.Period]] | None:
+        """A loss over data points' equations with its sum's joins sunk, and its runs there.
+
+        Traced depth first, a balanced sum over data points puts its additions
+        between the points' networks, so nothing repeats in order. Moved after
+        them (`orders.sink`), each point's network is an iteration of one run
+        (a long body: `periods.find`'s ``kept``), whose loop keeps the values the
+        sum reads in lists. Only a join whose operands are equations it alone
+        reads moves: the reverse of the new order then sweeps every node's
+        contributions in the eager order, so the sweep's bits are eager's, and
+        its backward loops get each point's cotangent from the sum
+        (`BackwardLoops._outside`). Only the first output's equations move. Kept
+        if the runs hold all but `Options.depth_gain` of the equations: where
+        each point is a few equations (a ``dot``), the sum reads as many items of
+        the loops' lists, one by one; `orders.by_depth` serves it better.
+        """
+        w = self.walk
+        if not w.ends:
+            return None
+        end, n = w.ends[0], len(w.forms)
+        readers = [0] * n
+        for ops in w.operands:
+            for j in ops:
+                if j >= 0:
+                    readers[j] += 1
+        joinable = [all(j >= 0 and readers[j] == 1 for j in ops) for ops in w.operands[:end]]
+        perm = orders.sink(w.forms[:end], w.operands[:end], [True] * end, joinable)
+        if perm is None:
+            return None
+        perm += range(end, n)
+        forms, operands = self._permute(perm)
+        found = [
+            per
+            for per in periods.find(forms, operands, self.options, kept=True)
+            if per.first(per.count) <= end or per.start >= end
+        ]
+        looped = sum(per.looped * per.size for per in found)
+        if looped < n * (1 - self.options.depth_gain):
+            return None  # a sum of many small terms (a dot): its joins are as many, one by one
+        order = w.order = [w.order[i] for i in perm]
+        w.forms, w.operands = forms, operands
+        w.at.update((x, i) for i, (x, _) in enumerate(order))
+        self._keep_values()
+        self.stacks.append((w.at, self.rolled, order))
+        self.reroll_left = False  # the heads and tails of runs: loops of a few iterations
+        return order, forms, found
+
+    def _permute(self, perm: list[int]) -> tuple[list[int], list[list[int]]]:
+        """The walk's forms and operands in the order ``perm``, operands renumbered."""
+        w = self.walk
+        at = [0] * len(perm)
+        for new, old in enumerate(perm):
+            at[old] = new
+        forms = [w.forms[i] for i in perm]
+        return forms, [[at[j] if j >= 0 else j for j in w.operands[i]] for i in perm]
 
     def _reads_few(self) -> bool:
         """Whether the backward sweep's rules may read a tenth of the equations' values, or less.

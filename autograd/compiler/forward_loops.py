@@ -191,7 +191,7 @@ class ForwardLoops(Writer):
 
         A stream of plain numbers always can. A stream of variables (an input
         differentiated, a layer's own weight) can if no backward loop follows
-        (values kept: `stacks`), or if no node outside its iteration reads each
+        (`sweep_loops`), or if no node outside its iteration reads each
         variable, so that the backward loop's cotangent of it is the whole of
         it; that loop keeps those in a list (`BackwardLoops._variables_of_loop`).
         """
@@ -204,7 +204,7 @@ class ForwardLoops(Writer):
                 variables.update(stream)
             elif kinds != {True}:
                 return False  # plain numbers and variables mixed: the iterations differ
-        if not variables or self.stacks:
+        if not variables or not self.sweep_loops:
             return True
         readers = collections.Counter(x for _, ins in order for x in ins if x in variables)
         return all(readers[x] == 1 for x in variables)

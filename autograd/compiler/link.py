@@ -112,7 +112,7 @@ class Linker(Writer):
         Returns what a lone chunk returns; the loops are added to ``namespace``.
         """
         opts = self.options
-        if len(self.stmts) < opts.reroll_from:
+        if len(self.stmts) < opts.reroll_from or not self.reroll_left:
             return spliced
         rolled = None
         order = orders.by_depth(self.stmts, force=opts.depth_always)

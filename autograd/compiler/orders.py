@@ -96,7 +96,12 @@ def depths(stmts: Sequence[Stmt]) -> list[int]:
     return depth
 
 
-def sink(forms: list[int], operands: list[list[int]], movable: Sequence[bool]) -> list[int] | None:
+def sink(
+    forms: list[int],
+    operands: list[list[int]],
+    movable: Sequence[bool],
+    joinable: Sequence[bool] | None = None,
+) -> list[int] | None:
     """An order with joins moved as late as they can go; None if there is no join.
 
     A forward traced depth first puts a balanced sum's additions between the
@@ -109,6 +114,7 @@ def sink(forms: list[int], operands: list[list[int]], movable: Sequence[bool]) -
     it: just before that one's place; none: the end). The points' networks
     then follow one another, and the sum comes after them. Statements are
     pure: any order computing operands first computes the same values.
+    ``joinable``: which movable statements may be joins (all, if None).
     """
     n = len(forms)
     shapes: dict[tuple[int, ...], int] = {}
@@ -126,7 +132,7 @@ def sink(forms: list[int], operands: list[list[int]], movable: Sequence[bool]) -
             continue
         shape[i] = intern((forms[i], *[shape[j] if j >= 0 else -1 for j in ops]), len(shapes))
         read = [j for j in ops if j >= 0]
-        if len(read) < 2:
+        if len(read) < 2 or (joinable is not None and not joinable[i]):
             continue
         first = shape[read[0]]
         if all(shape[j] == first for j in read) or all(join[j] for j in read):

@@ -82,6 +82,7 @@ def find(
     operands: list[list[int]],
     options: Options = DEFAULT,
     stacked: bool = False,
+    kept: bool = False,
 ) -> list[Period]:
     """Runs among nodes (their forms and operands' positions) worth a loop, in order.
 
@@ -90,17 +91,27 @@ def find(
     gives them cotangents from their run alone. A run read otherwise is left out.
     With ``stacked``, it is kept (its values stacked, for what reads them), and
     a run may read an earlier one's values at a stride: what a program of
-    equations prints as loops (`equations.find_loops`).
+    equations prints as loops (`equations.find_loops`). With ``kept``, it is
+    kept too, but reads no earlier run at a stride, and long bodies are looked
+    for (`runs.Windows`: one data point's network): a loss over data points,
+    whose sum reads each point's loss (`ForwardPass._sunk`); the backward loop
+    gets those cotangents from outside (`BackwardLoops._outside`).
     """
     least = HEAD + TAIL + options.min_looped
     found = [
         Period(*run)
         for run in runs.short_runs(
-            forms, operands, least, max(least, options.loops_from), options, lists=stacked
+            forms,
+            operands,
+            least,
+            max(least, options.loops_from),
+            options,
+            lists=stacked,
+            long=kept,
         )
         if run[2] >= least and any(operands[run[0] : run[0] + run[1]])  # not inputs alone
     ]
-    if not found or stacked:
+    if not found or stacked or kept:
         return found
     marked = [-1] * len(forms)
     for r, per in enumerate(found):

@@ -95,6 +95,7 @@ def short_runs(
     min_statements: int,
     options: Options = DEFAULT,
     lists: bool = False,
+    long: bool = False,
 ) -> list[tuple[int, int, int, list[int], list[tuple[int, int]], list[tuple[int, int]]]]:
     """Runs with short periods (no windows): ``(start, period, count, fixed, inputs, lists)``.
 
@@ -113,9 +114,12 @@ def short_runs(
     owner = [-1] * n  # the run each item is in: only recorded with ``lists``
     runs: list[Run] = []
     found = []
+    windows = Windows(forms, nxt, options, every=True) if long else None
     i = 0
     while i < n:
-        run = best_run(i, forms, operands, nxt, owner, runs, min_reps, min_statements, options)
+        run = best_run(
+            i, forms, operands, nxt, owner, runs, min_reps, min_statements, options, windows
+        )
         if run is None:
             i += options.stride
             continue
@@ -183,10 +187,11 @@ def best_run(
     if i < windows.after or (best is not None and best.count * best.period * 4 >= n - i):
         return best
     short = best
+    tried = set(_periods(i, nxt, n))
     for k, p in enumerate(windows.periods(i)):
         if k == LONG_CANDIDATES or i + min_reps * p > n:
             break
-        if p > options.max_period:
+        if p > options.max_period or (windows.every and p not in tried):
             best = _try(i, p, best, found, forms, operands, owner, runs, min_reps, min_statements)
     if best is short:  # none here: skip ahead, twice as far each time in a row
         windows.after = i + windows.skip
@@ -248,7 +253,7 @@ class Windows:
     a row: code with no long period costs little.
     """
 
-    __slots__ = ("_forms", "after", "count", "nxt", "skip", "width")
+    __slots__ = ("_forms", "after", "count", "every", "nxt", "skip", "width")
 
     def __init__(
         self,
@@ -256,8 +261,14 @@ class Windows:
         nxt: list[int],
         options: Options,
         count: collections.Counter[int] | None = None,
+        every: bool = False,
     ) -> None:
-        """``count``: how often each form occurs, if known (a reordering keeps it)."""
+        """``count``: how often each form occurs, if known (a reordering keeps it).
+
+        ``every``: try every period a window finds, not only those over
+        `Options.max_period` (a data point's network shorter than that, whose
+        window also comes again at a neuron's period).
+        """
         self._forms = forms
         self.nxt = nxt
         """Per item, the next one of its form (`next_same`)."""
@@ -268,6 +279,7 @@ class Windows:
         self.skip = options.long_skip
         """How far the next search failing skips: doubled at each failure in a row."""
         self.width = options.window
+        self.every = every
 
     def periods(self, i: int) -> Iterator[int]:
         """Distances from ``i`` to the next places its window starts again, nearest first."""

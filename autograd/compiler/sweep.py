@@ -53,7 +53,7 @@ class Sweep(BackwardLoops):
         if self.batch is None:  # scalar programs: a batch mean's seed reaches its terms as 1/n
             self.seed = cot[root]
         if not self.batch_of:  # one number per node: the sweep alone
-            self._sweep(end, [] if self.depth_ordered else self.rolled, cot, needs)
+            self._sweep(end, self.rolled if self.sweep_loops else [], cot, needs)
             return [cot.get(x, "0.0") for x in wrt]
         done = self._completions(order[:end], wanted)
         ready: list[Node] = []  # variables whose cotangents are complete, not yet summed
@@ -80,11 +80,13 @@ class Sweep(BackwardLoops):
 
         Its `periods.TAIL` iterations are swept as usual, its looped ones by
         one loop (`BackwardLoops._loop_backward`), its head iterations as usual.
+        Looped iterations that cannot be swept by one loop (cotangents from
+        outside the run that differ between them) are swept as usual too.
         """
         marks = {per.first(per.count - periods.TAIL) - 1: per for per in found}
         order, forms = self.walk.order, self.walk.forms
         p = end
-        for e in [*sorted(marks, reverse=True), -1]:
+        for e in [*sorted((m for m in marks if m < end), reverse=True), -1]:
             for i in range(p - 1, e, -1):
                 node, ins = order[i]
                 if node in needs and node in cot:  # not in cot: only a comparison reads it
@@ -92,8 +94,11 @@ class Sweep(BackwardLoops):
             if e < 0:
                 break
             per = marks[e]
-            self._loop_backward(order, per, cot, needs)
-            p = per.first(periods.HEAD)
+            if self._loop_backward(order, per, cot, needs):
+                p = per.first(periods.HEAD)
+            else:  # its looped iterations swept as usual: `link` rolls them
+                p = e + 1
+                self.reroll_left = True
 
     @staticmethod
     def _completions(order: list[Ordered], wanted: set[Node]) -> dict[Node, list[Node]]:

@@ -155,9 +155,13 @@ class Writer:
     stacks: list[tuple[dict[Node, int], list[Period], list[Ordered]]]
     """Per order whose runs were rolled with their values kept (`forward`'s ``stacked``):
     where its nodes are, and its rolled runs (`_looped`)."""
-    depth_ordered: bool
-    """The forward pass was written in depth order (`ForwardPass._by_depth`): its runs are
-    not the sweep's."""
+    sweep_loops: bool
+    """Whether the sweep sweeps the runs `forward` rolled by loops (`backward_loops`): not
+    where no sweep follows (``stacked``) or the forward is in depth order (`_by_depth`)."""
+    reroll_left: bool
+    """Whether `link` rolls the statements left (`reroll`): not a loss over data points'
+    whose runs loops computed and swept (`ForwardPass._sunk`), whose heads and tails would
+    roll into loops of a few iterations, slower than straight code."""
     _stacked: dict[tuple[int, int], str]
     """(run's id, slot) -> its values' list."""
 
@@ -245,7 +249,8 @@ class Writer:
         self.loops = {}
         self.elements = {}
         self.stacks = []
-        self.depth_ordered = False
+        self.sweep_loops = True
+        self.reroll_left = True
         self._stacked = {}
 
     def const(self, value: float) -> str:
