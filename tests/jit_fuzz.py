@@ -12,6 +12,7 @@ Used by tests/test_jit_fuzz.py, and as a script for long runs::
 
     python tests/jit_fuzz.py --count 10000 --seed 0 [--chunk 3]
     python tests/jit_fuzz.py --count 2000 --reroll [--depth | --points --long]
+    python tests/jit_fuzz.py --count 2000 --periods [--points] [--sink] [--settle 0]
     python tests/jit_fuzz.py --count 2000 --periods [--traced] [--settle 0]
 
 prints how many cases agreed, disagreed and were skipped (the eager call
@@ -444,6 +445,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="jit grad and value_and_grad as plain functions: their sweeps traced as nodes",
     )
     parser.add_argument(
+        "--sink",
+        action="store_true",
+        help="with --periods: sink the joins of every program whose runs are not as traced",
+    )
+    parser.add_argument(
         "--settle",
         type=int,
         help="with --periods: iterations a backward loop may take to settle (0: all prologue)",
@@ -465,6 +471,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         changes["depth_always"] = True
     if ns.settle is not None:
         changes["settle"] = ns.settle
+    if ns.sink:
+        changes["sink_always"] = True
     OPTIONS = attrs.evolve(DEFAULT, **changes)
     bad: list[str] = []
     skipped = 0

@@ -83,7 +83,13 @@ def test_jit_agrees_with_eager_when_every_repeated_run_is_a_loop(
 
 @pytest.mark.parametrize(
     "statements",
-    ["as written", "rerolled, in chunks of 3", "backward loops all prologue", "in depth order"],
+    [
+        "as written",
+        "rerolled, in chunks of 3",
+        "backward loops all prologue",
+        "in depth order",
+        "joins sunk",
+    ],
 )
 def test_jit_agrees_with_eager_when_runs_of_nodes_roll_before_their_statements(
     monkeypatch: pytest.MonkeyPatch, statements: str
@@ -96,9 +102,24 @@ def test_jit_agrees_with_eager_when_runs_of_nodes_roll_before_their_statements(
         options = attrs.evolve(options, settle=0)
     if statements == "in depth order":  # `--depth`: the forward by depth, its runs' values kept
         options = attrs.evolve(options, depth_always=True)
+    if statements == "joins sunk":  # `--sink --points`: sums over the loops' iterations sunk,
+        monkeypatch.setattr(jit_fuzz, "POINTS", True)  # their runs' values kept
+        options = attrs.evolve(options, sink_always=True)
     monkeypatch.setattr(jit_fuzz, "OPTIONS", options)
     sources = generated_sources(monkeypatch)
+    sunk = 0
+    find_sunk = _codegen.Program._sunk
+
+    def counting(self: _codegen.Program) -> object:
+        nonlocal sunk
+        found = find_sunk(self)
+        sunk += found is not None
+        return found
+
+    monkeypatch.setattr(_codegen.Program, "_sunk", counting)
     assert list(disagreements(range(6000, 6800))) == []
+    if statements == "joins sunk":
+        assert sunk >= 30  # (43 in these cases)
     if statements == "in depth order":  # the sweep keeps the eager order: no backward loop
         loops = sum(src.startswith("def fwd_loop") for src in sources)
         assert loops > 200  # (360 in these cases)

@@ -79,20 +79,8 @@ class ForwardPass(ForwardLoops):
         )
         for c in w.consts:  # a constant is read by its bits' name
             self.names[c] = self.const(c.value)
-        order, forms = w.order, w.forms
-        self._check(len(order))
-        found: list[periods.Period] = []
-        if self.rolls and len(order) >= self.options.loops_from:
-            wide = self._by_depth(stacked)
-            if wide is not None:  # written in depth order, runs' values kept in lists
-                order, forms, found = wide
-            else:
-                found = self._runs(stacked, [*outputs, *compared])
-                # a sum of small terms, half of whose equations roll in depth order, has as
-                # many joins as terms: sunk, they would read the loops' lists one by one
-                sunk = None if found or self.depth_looped >= 0.5 else self._sunk()
-                if sunk is not None:  # a loss over data points: each point's network a run
-                    order, forms, found = sunk
+        self._check(len(w.order))
+        order, forms, found = self._find(stacked, [*outputs, *compared])
         w.operands = []  # read only to find runs
         if not self.stacks:  # `_looped` reads the positions of runs whose values are kept
             w.at = {}
@@ -116,6 +104,28 @@ class ForwardPass(ForwardLoops):
                 p = per.first(per.count - periods.TAIL)
         self.spans.append((start, len(self.stmts)))
         self._guards(guards)
+
+    def _find(
+        self, stacked: bool, named: list[Node]
+    ) -> tuple[list[Ordered], list[int], list[periods.Period]]:
+        """The order the equations are written in, their keys' numbers, and its runs.
+
+        In a scalar program from `Options.loops_from` equations: by depth (a wide
+        sum), as traced, or with a sum over data points' joins sunk.
+        """
+        w = self.walk
+        if not self.rolls or len(w.order) < self.options.loops_from:
+            return w.order, w.forms, []
+        wide = None if self.options.sink_always else self._by_depth(stacked)
+        if wide is not None:  # written in depth order, runs' values kept in lists
+            return wide
+        found = self._runs(stacked, named)
+        # a sum of small terms, half of whose equations roll in depth order, has as many
+        # joins as terms: sunk, they would read the loops' lists one by one
+        sunk = None if found or self.depth_looped >= 0.5 else self._sunk()
+        if sunk is not None:  # a loss over data points: each point's network a run
+            return sunk
+        return w.order, w.forms, found
 
     def _runs(self, stacked: bool, named: list[Node]) -> list[periods.Period]:
         """Runs of the walk's equations worth a loop (`periods.find`).
@@ -222,7 +232,7 @@ class ForwardPass(ForwardLoops):
             if per.first(per.count) <= end or per.start >= end
         ]
         looped = sum(per.looped * per.size for per in found)
-        if looped < n * (1 - self.options.depth_gain):
+        if looped < n * (1 - self.options.depth_gain) and not self.options.sink_always:
             return None  # a sum of many small terms (a dot): its joins are as many, one by one
         order = w.order = [w.order[i] for i in perm]
         w.forms, w.operands = forms, operands

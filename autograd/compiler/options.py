@@ -63,6 +63,9 @@ class Options:
     that leaves less than this fraction of its statements; else as traced."""
     depth_always: bool = attrs.field(default=False, validator=_flag)
     """Roll every program in depth order (`tests/jit_fuzz.py --depth`)."""
+    sink_always: bool = attrs.field(default=False, validator=_flag)
+    """Sink the joins of every program whose runs the order as traced does not hold, and
+    keep its runs however few equations they hold (`tests/jit_fuzz.py --sink`)."""
     release_size: int = attrs.field(default=1024, validator=_at_least(0))
     """Batches from this size on clear each register holding a dead array."""
     loops_from: int = attrs.field(default=2_000, validator=_at_least(0))

@@ -107,14 +107,13 @@ def sink(
     A forward traced depth first puts a balanced sum's additions between the
     terms they add: one data point's network, the next one's, their sum, two
     more networks, their sum, the sum of sums... so the points' statements do
-    not follow one another and do not roll. A join is a ``movable``
-    statement reading two or more statements that all have the same shape
-    (the same forms, operands included, inputs aside) or that are all joins.
-    Each goes just before the first statement reading it (a join that reads
-    it: just before that one's place; none: the end). The points' networks
-    then follow one another, and the sum comes after them. Statements are
-    pure: any order computing operands first computes the same values.
-    ``joinable``: which movable statements may be joins (all, if None).
+    not follow one another and do not roll. A join is a ``movable`` statement
+    (and ``joinable``, if given) reading two or more statements that all have
+    the same shape (the same forms, operands included, inputs aside) or that
+    are all joins. Each goes just before the first statement reading it (a
+    join that reads it: just before that one's place; none: the end). The
+    points' networks then follow one another, and the sum after them.
+    Statements are pure: any order computing operands first computes the same values.
     """
     n = len(forms)
     shapes: dict[tuple[int, ...], int] = {}
