@@ -587,3 +587,24 @@ def test_a_point_loss_read_twice_keeps_eager_bits(
         got = jit(ag.value_and_grad(loss))(NET, data)
         assert bits(got) == bits(ag.value_and_grad(loss)(NET, data))
         assert [s for s in sources if s.startswith("def fwd_loop")]
+
+
+def test_a_join_whose_operand_later_points_read_stays_in_place(
+    sources: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each point reads the losses of the points two and four before it: moved after the
+    points, the addition of two points' losses would give the first its cotangent before
+    the later points do, not after, and the sum of the three differs in its last bits. It
+    is not moved; the additions over it are, and the points roll, two an iteration."""
+    use(monkeypatch, attrs.evolve(DEFAULT, sink_always=True))
+
+    def loss(w: Sequence[Scalar], data: Sequence[Sequence[float]]) -> Scalar:
+        losses: list[Scalar] = []
+        for q, point in enumerate(data):
+            (own,) = point_losses(w, [point])
+            losses.append(own + losses[q - 2] * 0.37 + losses[q - 4] * 0.21 if q >= 4 else own)
+        return ag.mean(losses)
+
+    got = jit(ag.value_and_grad(loss))(NET, DATA)
+    assert bits(got) == bits(ag.value_and_grad(loss)(NET, DATA))
+    assert [s for s in sources if s.startswith("def fwd_loop")]

@@ -105,22 +105,21 @@ def sink(
     """An order with joins moved as late as they can go; None if there is no join.
 
     A forward traced depth first puts a balanced sum's additions between the
-    terms they add: one data point's network, the next one's, their sum, two
-    more networks, their sum, the sum of sums... so the points' statements do
-    not follow one another and do not roll. A join is a ``movable`` statement
-    (and ``joinable``, if given) reading two or more statements that all have
-    the same shape (the same forms, operands included, inputs aside) or that
-    are all joins. Each goes just before the first statement reading it (a
-    join that reads it: just before that one's place; none: the end). The
-    points' networks then follow one another, and the sum after them.
-    Statements are pure: any order computing operands first computes the same values.
+    terms they add (a data point's network, the next one's, their sum, ...),
+    so the points' statements do not follow one another. A join is a
+    ``movable`` statement (and ``joinable``, if given) reading two or more
+    statements of one shape (forms and operands, inputs aside), or all joins
+    (or would-be joins but for ``joinable``). Each goes just before the first
+    statement reading it (a join: just before that one's place; none: the
+    end), so the networks follow one another and the sum comes after them.
+    Statements are pure: any order computing operands first gives the same values.
     """
     n = len(forms)
     shapes: dict[tuple[int, ...], int] = {}
     shape = list(range(-2, -2 - n, -1))  # a movable statement's shape; others are their own
     intern = shapes.setdefault
     join = [False] * n
-    joins = 0
+    like = [False] * n  # a join but for ``joinable``: what reads it may be one
     for i in range(n):
         if not movable[i]:
             continue
@@ -131,13 +130,12 @@ def sink(
             continue
         shape[i] = intern((forms[i], *[shape[j] if j >= 0 else -1 for j in ops]), len(shapes))
         read = [j for j in ops if j >= 0]
-        if len(read) < 2 or (joinable is not None and not joinable[i]):
+        if len(read) < 2:
             continue
         first = shape[read[0]]
-        if all(shape[j] == first for j in read) or all(join[j] for j in read):
-            join[i] = True
-            joins += 1
-    if not joins:
+        like[i] = all(shape[j] == first for j in read) or all(like[j] for j in read)
+        join[i] = like[i] and (joinable is None or joinable[i])
+    if not any(join):
         return None
     place = [n] * n  # a join's: the statement it goes before (n: the end)
     for i in range(n - 1, -1, -1):
