@@ -608,3 +608,52 @@ def test_a_join_whose_operand_later_points_read_stays_in_place(
     got = jit(ag.value_and_grad(loss))(NET, DATA)
     assert bits(got) == bits(ag.value_and_grad(loss)(NET, DATA))
     assert [s for s in sources if s.startswith("def fwd_loop")]
+
+
+def test_a_wide_sum_whose_order_keeps_its_readers_is_swept_by_loops(
+    sources: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """By depth, a balanced sum's values are each read once: the order keeps every value's
+    readers in order (`ForwardPass._keeps_readers`), so it is swept in reverse, and the
+    terms' run by one loop, each term getting the sum's one cotangent from outside it.
+    ``dot``'s gradients are the other factors, the inputs themselves: the loop computes
+    nothing and keeps no list. A sum of squares' gradients are a loop's list."""
+    use(monkeypatch, DEFAULT)
+    n = DEFAULT.loops_from * 8
+    ws: list[Scalar] = [0.001 * i - 8.0 for i in range(n)]
+    xs = ws[::-1]
+
+    def dot(ws: list[Scalar], xs: list[Scalar]) -> Scalar:
+        return ag.dot(ws, xs)
+
+    def squares(ws: list[Scalar], xs: list[Scalar]) -> Scalar:
+        return ag.sum([w * w for w in ws])
+
+    for f, keeps in [(dot, False), (squares, True)]:
+        sources.clear()
+        got = jit(ag.value_and_grad(f))(ws, xs)
+        assert bits(got) == bits(ag.value_and_grad(f)(ws, xs))
+        (loop,) = [s for s in sources if s.startswith("def bwd_loop")]
+        assert ("append" in loop) is keeps
+        assert sum(s.count("\n") for s in sources) < n // 2  # not a statement a term
+
+
+def test_a_wide_sum_whose_order_moves_a_reader_is_swept_as_traced(
+    sources: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``w`` is read first deep in a chain (traced first), then by every term: by depth the
+    terms come first, so its cotangent would add the chain's contribution first, not
+    last, and differ in its last bits (it does, if `_keeps_readers` is skipped). The order
+    is written by depth, the sweep keeps the eager order: no backward loop."""
+    use(monkeypatch, attrs.evolve(DEFAULT, depth_always=True))  # whatever its runs hold
+    n = DEFAULT.loops_from * 4
+    xs: list[Scalar] = [((i * 7919) % 1013) / 337.0 - 1.5 for i in range(n)]
+
+    def chain_first(p: list[Scalar], xs: list[Scalar]) -> Scalar:
+        w, v = p
+        return ag.tanh(ag.tanh(v * w)) * w + ag.sum([w * x for x in xs])
+
+    got = jit(ag.value_and_grad(chain_first))([0.7, 0.3], xs)
+    assert bits(got) == bits(ag.value_and_grad(chain_first)([0.7, 0.3], xs))
+    assert [s for s in sources if s.startswith("def fwd_loop")]
+    assert not [s for s in sources if s.startswith("def bwd_loop")]

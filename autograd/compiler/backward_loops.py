@@ -128,8 +128,8 @@ class BackwardLoops(Writer):
         the cotangents from outside the run differ between iterations
         (`_outside`): nothing is written then.
         """
-        outside = self._outside(order, per, cot)
-        if outside is None:
+        outside = None if per.lists else self._outside(order, per, cot)
+        if outside is None:  # (a run reading an earlier one's values: swept node by node)
             return False
         run = _Run(self, order, per)
         run.outside = [(j, run.param(v)) for j, v in outside]
@@ -313,13 +313,22 @@ class BackwardLoops(Writer):
         """Name each looped iteration's cotangent of variable stream ``i``.
 
         ``got``: a parameter (each cotangent is its program's name, in
-        ``names``), or the list the loop kept and returned, one item an
-        iteration, last first, each item an output only (`Writer.elements`).
+        ``names``), an input stream's item (``_i{j}``: each cotangent is that
+        iteration's input's name), or the list the loop kept and returned, one
+        item an iteration, last first, each item an output only (`Writer.elements`).
         """
+        looped = range(periods.HEAD, per.count - periods.TAIL)
         a, b = per.inputs[i]
-        xs = [self.input_nodes[a + b * q] for q in range(periods.HEAD, per.count - periods.TAIL)]
+        xs = [self.input_nodes[a + b * q] for q in looped]
         if got in names:
             cot.update(dict.fromkeys(xs, names[got]))
+            return
+        if got.startswith("_i"):
+            a, b = per.inputs[int(got[2:])]
+            cot.update(
+                (x, self.names[self.input_nodes[a + b * q]])
+                for x, q in zip(xs, looped, strict=True)
+            )
             return
         values = self._item(target, returns.index(got))
         for k, x in enumerate(reversed(xs)):
@@ -363,7 +372,8 @@ class _Source:
         """What the loop returns (its state's values, then its lists), and per variable stream.
 
         Per variable stream: its iterations' cotangents are None (none), one
-        parameter (each), or a list the loop keeps.
+        parameter (each), an input stream's item (a product's ``x`` of ``w``),
+        or a list the loop keeps.
         """
         blocks = self.prologue + self.body
         lists: list[str | None] = []
@@ -371,8 +381,8 @@ class _Source:
             got = list(dict.fromkeys(kept[i] for _, kept, _ in blocks))
             if got == [None]:
                 lists.append(None)
-            elif len(got) == 1 and str(got[0]).startswith("_p"):
-                lists.append(got[0])
+            elif len(got) == 1 and str(got[0]).startswith(("_p", "_i")):
+                lists.append(got[0])  # one parameter, or an input stream's item: no list
             else:
                 name = f"_m{len(self.kept)}"
                 self.kept[name] = [kept[i] or zero() for _, kept, _ in blocks]

@@ -167,7 +167,11 @@ class ForwardPass(ForwardLoops):
         reading the level before at a stride (`Period.lists`). The statements
         are written in that order (they are pure), each run's loop keeping its
         values in lists; a value read on its own is an item of one (`element`).
-        The backward sweep keeps the eager sweep's order, node by node. Tried
+        The backward sweep goes through that order in reverse if it keeps every
+        value's readers in order (`_keeps_readers`): a run whose iterations all
+        get one cotangent from outside it (a sum's terms) is swept by a loop
+        (`BackwardLoops._loop_backward`); else it keeps the eager sweep's
+        order, node by node. Tried
         where a sweep follows (not ``stacked``) only if its rules read few
         equations' values (`_reads_few`: a tenth): each would be an item of a
         loop's list taken on its own, where the order as traced names it
@@ -191,9 +195,36 @@ class ForwardPass(ForwardLoops):
             return None
         order = [w.order[i] for i in perm]
         self._keep_values()
+        if not stacked and len(w.ends) == 1 and self._keeps_readers(perm):
+            # swept in reverse as written: each node's contributions in the eager order
+            w.order, w.forms, w.operands = order, forms, operands
+            w.at.update((x, i) for i, (x, _) in enumerate(order))
+            self.stacks.append((w.at, self.rolled, order))
+            return order, forms, found
         self.stacks.append(({x: i for i, (x, _) in enumerate(order)}, self.rolled, order))
         self.sweep_loops = False
         return order, forms, found
+
+    def _keeps_readers(self, perm: list[int]) -> bool:
+        """Whether the order ``perm`` keeps the order of every value's readers.
+
+        The sweep adds a node's contributions to a value's cotangent in the
+        reverse of its readers' order: if ``perm`` keeps that order for every
+        value, its reverse sweeps each cotangent in the eager order, bit for
+        bit (a balanced sum's readers are one each: any order does).
+        """
+        operands = self.walk.operands
+        at = [0] * len(perm)
+        for new, old in enumerate(perm):
+            at[old] = new
+        last: dict[int, int] = {}  # a value's last reader so far, in ``perm``'s order
+        for i, ops in enumerate(operands):
+            here = at[i]
+            for j in ops:
+                if last.get(j, -1) > here:
+                    return False
+                last[j] = here
+        return True
 
     def _sunk(self) -> tuple[list[Ordered], list[int], list[periods.Period]] | None:
         """A loss over data points' equations with its sum's joins sunk, and its runs there.

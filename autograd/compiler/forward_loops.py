@@ -206,7 +206,9 @@ class ForwardLoops(Writer):
                 return False  # plain numbers and variables mixed: the iterations differ
         if not variables or not self.sweep_loops:
             return True
-        readers = collections.Counter(x for _, ins in order for x in ins if x in variables)
+        readers = collections.Counter(
+            x for _, ins in order for x in dict.fromkeys(ins) if x in variables
+        )
         return all(readers[x] == 1 for x in variables)
 
     def _list_streams(
