@@ -614,10 +614,10 @@ def test_a_wide_sum_whose_order_keeps_its_readers_is_swept_by_loops(
     sources: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """By depth, a balanced sum's values are each read once: the order keeps every value's
-    readers in order (`ForwardPass._keeps_readers`), so it is swept in reverse, and the
-    terms' run by one loop, each term getting the sum's one cotangent from outside it.
-    ``dot``'s gradients are the other factors, the inputs themselves: the loop computes
-    nothing and keeps no list. A sum of squares' gradients are a loop's list."""
+    readers in order (`ForwardPass._keeps_readers`), so it is swept in reverse, each run
+    by one loop, each term getting the sum's one cotangent from outside it. ``dot``'s
+    gradients are the other factors, the inputs themselves: its loops compute nothing
+    and keep no list. A sum of squares' gradients are a loop's list."""
     use(monkeypatch, DEFAULT)
     n = DEFAULT.loops_from * 8
     ws: list[Scalar] = [0.001 * i - 8.0 for i in range(n)]
@@ -633,8 +633,9 @@ def test_a_wide_sum_whose_order_keeps_its_readers_is_swept_by_loops(
         sources.clear()
         got = jit(ag.value_and_grad(f))(ws, xs)
         assert bits(got) == bits(ag.value_and_grad(f)(ws, xs))
-        (loop,) = [s for s in sources if s.startswith("def bwd_loop")]
-        assert ("append" in loop) is keeps
+        loops = [s for s in sources if s.startswith("def bwd_loop")]
+        assert len(loops) >= 3  # the terms, the levels of 2,000 sums or more
+        assert any("append" in loop for loop in loops) is keeps
         assert sum(s.count("\n") for s in sources) < n // 2  # not a statement a term
 
 
@@ -657,3 +658,33 @@ def test_a_wide_sum_whose_order_moves_a_reader_is_swept_as_traced(
     assert bits(got) == bits(ag.value_and_grad(chain_first)([0.7, 0.3], xs))
     assert [s for s in sources if s.startswith("def fwd_loop")]
     assert not [s for s in sources if s.startswith("def bwd_loop")]
+
+
+def test_runs_reading_earlier_runs_are_swept_by_loops_when_they_give_them_one_name(
+    sources: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """By depth, ``w * x * 0.5``'s scalings are a run reading the products' run, and each
+    level of the sum a run reading the level below: each gives the items it reads one
+    cotangent (``0.5``, the sum's ``1.0``), so every run is swept by a loop. ``sin``'s
+    slope is an item's own: that run is swept node by node (its items are named), the
+    products' still by a loop; both with eager's bits."""
+    use(monkeypatch, attrs.evolve(DEFAULT, depth_always=True))
+    n = DEFAULT.loops_from * 4
+    ws: list[Scalar] = [((i * 7919) % 1013) / 337.0 - 1.5 for i in range(n)]
+    xs = ws[::-1]
+
+    def scaled(ws: list[Scalar], xs: list[Scalar]) -> Scalar:
+        return ag.sum([w * x * 0.5 for w, x in zip(ws, xs, strict=True)])
+
+    def sines(ws: list[Scalar], xs: list[Scalar]) -> Scalar:
+        return ag.sum([ag.sin(w * x) for w, x in zip(ws, xs, strict=True)])
+
+    for f, every in [(scaled, True), (sines, False)]:
+        sources.clear()
+        got = jit(ag.value_and_grad(f))(ws, xs)
+        assert bits(got) == bits(ag.value_and_grad(f)(ws, xs))
+        forward = [s for s in sources if s.startswith("def fwd_loop")]
+        backward = [s for s in sources if s.startswith("def bwd_loop")]
+        assert len(forward) >= 3  # the terms, their levels
+        assert backward  # the products' sweep at least
+        assert (len(backward) == len(forward)) is every

@@ -22,6 +22,13 @@ statements the unrolled sweep would, in the very order, so every cotangent
 keeps its bits. Each iteration's cotangents of its streamed variables (a
 layer's own weight) are kept in lists, whose items are outputs of the
 program (`Writer.elements`).
+
+Where the program is written in an order other than the trace's (a sum over
+data points, a wide sum by depth), a run's nodes may get cotangents from
+outside it (`_outside`: the sum's, one name at every iteration: a parameter),
+and a run may read an earlier run's values (`_given`: each iteration gives
+its item one name, or the loop is not written and its iterations are swept
+node by node).
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ from autograd.core.nodes import Node
 Slot = tuple[str, int]
 """A cotangent of one iteration's sweep: ``("n", j)`` its node j's, ``("p", j)`` the previous
 iteration's node j's, ``("w", i)`` the run's fixed node i's, ``("v", i)`` its variable
-stream i's."""
+stream i's, ``("o", i)`` its item of an earlier run's values i (`Period.lists`)."""
 
 State = list[str | None]
 """What one iteration's sweep hands the one before, as loop expressions (None: no
@@ -56,6 +63,7 @@ class _Run:
         assert per.loop is not None  # `forward` rolled it
         self.forward, self.call = per.loop
         self.size, self.looped = per.size, per.looped
+        self.lists = per.lists
         at = per.first(t - 1)  # the last looped iteration stands for every one
         self.body = order[at : at + per.size]
         self.keys = program.walk.forms[at : at + per.size]
@@ -66,6 +74,9 @@ class _Run:
         self.role.update({x: ("p", j) for j, (x, _) in enumerate(order[per.first(t - 2) : at])})
         self.role.update({x: ("n", j) for j, (x, _) in enumerate(self.body)})
         self.role.update({x: ("in", i) for i, x in enumerate(streams)})
+        self.role.update(
+            {order[a + b * (t - 1)][0]: ("l", i) for i, (a, b) in enumerate(per.lists)}
+        )
         self.heads = [program.names[x] for x in program._iteration(order, per, periods.HEAD - 1)]
         self.outside: list[tuple[int, str]] = []  # node j's cotangent from outside: a parameter
         self.loop = Loop(f"bwd_loop{len(program.loops)}", per.looped)
@@ -85,7 +96,8 @@ class _Run:
 
         ``("n", j)``: its node j's, from the forward loop's list; ``("p", j)``:
         the previous iteration's, the last head iteration's before the first;
-        ``("in", i)``: its input of stream i.
+        ``("in", i)``: its input of stream i; ``("l", i)``: its item of an
+        earlier run's values (`periods.Period.lists`).
         """
         kind, j = role
         count, loop = self.looped, self.loop
@@ -93,6 +105,10 @@ class _Run:
             first, step = self.forward.inputs[j]
             last = first + step * (count - 1)
             return loop.stream(role, f"_i{j}", items(loop.param("R"), last, -step, count))
+        if kind == "l":  # an earlier run's values, as the forward loop streamed them
+            values, first, step = self.forward.lists[j]
+            last = first + step * (count - 1)
+            return loop.stream(role, f"_x{j}", items(loop.param(values), last, -step, count))
         self.forward.stored.add(j)
         values = loop.param(f"{ref(self.call)}[{self.forward.list_index(j)}]")
         if kind == "n":
@@ -110,7 +126,7 @@ class _Run:
             return role if needed[j] else None
         if x not in needs:  # a plain number
             return None
-        return ("v", j) if kind == "in" else role
+        return ("v", j) if kind == "in" else ("o", j) if kind == "l" else role
 
 
 class BackwardLoops(Writer):
@@ -128,8 +144,8 @@ class BackwardLoops(Writer):
         the cotangents from outside the run differ between iterations
         (`_outside`): nothing is written then.
         """
-        outside = None if per.lists else self._outside(order, per, cot)
-        if outside is None:  # (a run reading an earlier one's values: swept node by node)
+        outside = self._outside(order, per, cot)
+        if outside is None or not self._lists_free(order, per, cot):
             return False
         run = _Run(self, order, per)
         run.outside = [(j, run.param(v)) for j, v in outside]
@@ -149,6 +165,9 @@ class BackwardLoops(Writer):
             block: list[str] = []
             state, kept, sets = self._iterate(run, needed, needs, state, block)
             (source.prologue if q < prologue else source.body).append((block, kept, sets))
+        given = self._given(run, source)
+        if given is None:
+            return False
         returns, lists = source.returns(state, lambda: run.param(self.const(0.0)))
         text = source.write(returns)
         self.loops[run.loop.name] = lambda: text
@@ -166,7 +185,37 @@ class BackwardLoops(Writer):
         for i, got in zip(run.variables, lists, strict=True):
             if got is not None:
                 self._variables_of_loop(per, i, got, names, target, returns, cot)
+        for (a, b), v in zip(per.lists, given, strict=True):
+            if v is not None:  # each looped iteration's item of that run: one name
+                looped = range(periods.HEAD, per.count - periods.TAIL)
+                cot.update((order[a + b * q][0], names[v]) for q in looped)
         return True
+
+    def _lists_free(self, order: list[Ordered], per: periods.Period, cot: dict[Node, str]) -> bool:
+        """Whether no looped iteration's item of an earlier run's values has a cotangent yet.
+
+        The loop gives each one its first (`_given`): a node the sweep reached
+        already would need it added.
+        """
+        looped = range(periods.HEAD, per.count - periods.TAIL)
+        return not any(order[a + b * q][0] in cot for a, b in per.lists for q in looped)
+
+    @staticmethod
+    def _given(run: _Run, source: _Source) -> list[str | None] | None:
+        """What each iteration gives its item of each earlier run's values: one parameter.
+
+        None if one differs between iterations (a ``tanh``'s slope): the loop
+        is not written then, its iterations are swept node by node.
+        """
+        blocks = source.prologue + source.body
+        out: list[str | None] = []
+        for i in range(len(run.lists)):
+            got = {kept[len(run.variables) + i] for _, kept, _ in blocks}
+            v = got.pop()
+            if got or not (v is None or v.startswith("_p")):
+                return None
+            out.append(v)
+        return out
 
     def _outside(
         self, order: list[Ordered], per: periods.Period, cot: dict[Node, str]
@@ -234,7 +283,8 @@ class BackwardLoops(Writer):
         Its statements are appended to ``block``: each node's rule, last node
         first, its code the key's (`Sweep._rule_code`), its names where the
         loop holds them. Returns the state the iteration before gets, and the
-        cotangent of each of its variable streams (None: none).
+        cotangent of each of its variable streams, then of its item of each
+        earlier run's values (None: none).
         """
         size = run.size
         cot: dict[Slot, str] = {}
@@ -272,7 +322,8 @@ class BackwardLoops(Writer):
                 )
         left: State = [cot.get(("p", j)) for j in range(size)]
         left += [cot.get(("w", i)) for i in range(len(run.fixed))]
-        return left, [cot.get(("v", i)) for i in run.variables]
+        kept = [cot.get(("v", i)) for i in run.variables]
+        return left, kept + [cot.get(("o", i)) for i in range(len(run.lists))]
 
     def _fill(
         self, run: _Run, j: int, ins: tuple[Node, ...], names: list[str], used: Sequence[int]

@@ -34,7 +34,7 @@ from autograd.compiler.writer import (
     to_form,
 )
 from autograd.core.batching import is_batch_sum
-from autograd.core.nodes import COMPARE_SYMBOLS, Node, Op
+from autograd.core.nodes import COMPARE_SYMBOLS, Const, Node, Op
 from autograd.core.sym import HELPERS, arrays, infix
 
 
@@ -168,15 +168,14 @@ class ForwardPass(ForwardLoops):
         are written in that order (they are pure), each run's loop keeping its
         values in lists; a value read on its own is an item of one (`element`).
         The backward sweep goes through that order in reverse if it keeps every
-        value's readers in order (`_keeps_readers`): a run whose iterations all
-        get one cotangent from outside it (a sum's terms) is swept by a loop
-        (`BackwardLoops._loop_backward`); else it keeps the eager sweep's
-        order, node by node. Tried
-        where a sweep follows (not ``stacked``) only if its rules read few
-        equations' values (`_reads_few`: a tenth): each would be an item of a
-        loop's list taken on its own, where the order as traced names it
-        anyway. Kept if the runs hold all but `Options.depth_gain` of the
-        equations.
+        value's readers in order (`_keeps_readers`), each run by a loop where
+        its iterations get one cotangent from outside it and give the earlier
+        run they read one too (`BackwardLoops._loop_backward`); else it keeps
+        the eager sweep's order, node by node. Tried where a sweep follows
+        (not ``stacked``) only if its rules read few equations' values
+        (`_reads_few`: a tenth): each may be an item of a loop's list taken on
+        its own, where the order as traced names it anyway. Kept if the runs
+        hold all but `Options.depth_gain` of the equations.
         """
         w, opts = self.walk, self.options
         if not opts.depth_always and not orders.wide_equations(w.operands):
@@ -287,7 +286,8 @@ class ForwardPass(ForwardLoops):
 
         A node's rule reads the slots its code for each input uses (its key's
         code, `Writer._rule_code`, as the sweep will write it): its inputs'
-        values, its own. Every rule counts, needed or not: more than is read.
+        values, its own. Every rule counts, needed or not (but one giving a
+        constant or a plain number a cotangent): more than is read.
         """
         w = self.walk
         used: dict[int, list[int]] = {}
@@ -299,7 +299,13 @@ class ForwardPass(ForwardLoops):
                 names = [""] * (len(ins) + 2)
                 code = self._rule_code(node, ins, form, names, True, False)
                 # input slots, then the node's own value (the cotangent's, after: not a value)
-                got = {i for c in code if c is not None for i in c[0][1] if i <= len(ins)}
+                got = {
+                    i
+                    for x, c in zip(ins, code, strict=True)
+                    if c is not None and not (isinstance(x, Const) or x in self.floats)
+                    for i in c[0][1]
+                    if i <= len(ins)
+                }
                 slots = used[form] = sorted(got)
             for i in slots:
                 x = ins[i] if i < len(ins) else node
