@@ -13,6 +13,7 @@ Used by tests/test_jit_fuzz.py, and as a script for long runs::
     python tests/jit_fuzz.py --count 10000 --seed 0 [--chunk 3]
     python tests/jit_fuzz.py --count 2000 --reroll [--depth | --points --long]
     python tests/jit_fuzz.py --count 2000 --periods [--points] [--sink] [--settle 0]
+    python tests/jit_fuzz.py --count 2000 --periods --depth --wide
     python tests/jit_fuzz.py --count 2000 --periods [--traced] [--settle 0]
 
 prints how many cases agreed, disagreed and were skipped (the eager call
@@ -94,7 +95,7 @@ class Case:
                     if ins[0] == "m":  # ("m", reps, body, how): the iterations' ends reduced
                         regs.append(ag.sum(ends) if ins[3] == "sum" else ag.mean(ends))
                 else:
-                    regs.append(_step(ins, regs))
+                    regs.append(_step(ins, regs, None, sequence))
             out = _build(self.out, regs)
             return (out, _build(self.aux, regs)) if self.has_aux else out
 
@@ -123,6 +124,7 @@ def make_case(seed: int) -> Case:
     n = len(_leaves(args[:-1] if PERIODS else args))  # the sequence is not in the registers
     program: list[Instr] = []
     size = n
+    wide: list[int] = []  # the registers of `_wide` sums (`--wide`)
     for _ in range(rng.randint(0, 10)):
         if rng.random() < (0.5 if PERIODS else 0.15):  # a loop, which `reroll` makes a loop again
             ins, size = _loop(rng, size, program[-1] if program else None)
@@ -130,9 +132,12 @@ def make_case(seed: int) -> Case:
                 ins = _over_sequence(rng, ins)
             if POINTS and len(ins) == 3 and rng.random() < 0.5:  # a loss over points: a sum
                 ins, size = ("m", ins[1], ins[2], rng.choice(["sum", "mean"])), size + 1
-        elif rng.random() < 0.1 and size >= 4:  # a sum of many: a tree, rolled level by level
-            k = rng.randint(4, min(size, 40))
-            if rng.random() < 0.5:
+        elif rng.random() < (0.3 if WIDE else 0.1) and size >= 4:  # a sum of many: a tree
+            k = rng.randint(4, min(size, 40))  # rolled level by level
+            if WIDE and rng.random() < 0.7:
+                ins = _wide(rng, size, n, k)
+                wide.append(size)
+            elif rng.random() < 0.5:
                 ins = ("t", k, rng.choice(["sum", "dot"]))
             else:
                 ins = ("t", rng.randint(4, 70), "same", rng.randrange(size), rng.randrange(size))
@@ -155,8 +160,62 @@ def make_case(seed: int) -> Case:
         out = ("r", rng.randrange(size)) if rng.random() < 0.9 else rng.choice(SPECIAL)
         if PERIODS and rng.random() < 0.5:  # the last register: the loops before it feed it
             out = ("r", size - 1)
+        if wide and rng.random() < 0.7:  # a wide sum: its runs swept in depth order
+            out = ("r", rng.choice(wide))
         aux = _out_tree(rng, size, rng.randint(0, 2)) if has_aux else None
     return Case(seed, args, args2, tuple(program), out, aux, transform, argnums, has_aux, PERIODS)
+
+
+def _wide(rng: random.Random, size: int, leaves: int, k: int) -> Instr:
+    """``("w", k, layers, how, first, step)``: a sum or mean of k terms, each a few ops on
+    one item: of the sequence, ``first + step * i`` (with `PERIODS`, mostly), or of the
+    last k registers (``first`` None). By depth, each op is a run reading the run before,
+    an item each.
+
+    The first ``leaves`` registers are the arguments'. A layer is ``("u", op)``,
+    ``("c", factor)``, ``("b", op, register)`` (a register every term reads), or
+    ``("i", op)`` (the term's own item read again).
+    """
+    layers: list[Instr] = []
+    if (
+        leaves and rng.random() < 0.6
+    ):  # each item meets an argument's leaf first (one differentiated)
+        layers.append(("b", rng.randrange(5), rng.randrange(leaves)))
+    for _ in range(rng.randint(1, 3)):
+        kind = rng.choice("uuucbi")
+        if kind == "u":
+            layers.append(("u", rng.randrange(len(UNARY))))
+        elif kind == "c":
+            layers.append(("c", rng.choice([-0.0, 0.5, 2.0, 3.0])))
+        elif kind == "b":
+            layers.append(("b", rng.randrange(5), rng.randrange(size)))
+        else:
+            layers.append(("i", rng.randrange(5)))
+    how = rng.choice(["sum", "mean"])
+    if not PERIODS or rng.random() < 0.3:
+        return ("w", k, tuple(layers), how, None, 1)
+    k = rng.randint(4, SEQUENCE // 2)
+    step = rng.choice([1, 1, 2, -1])
+    first = rng.randrange(SEQUENCE - step * (k - 1)) if step > 0 else SEQUENCE - 1
+    return ("w", k, tuple(layers), how, first, step)
+
+
+def _term(layers: tuple[Instr, ...], item: Scalar, regs: list[Scalar]) -> Scalar:
+    """One term of a `_wide` instruction: its layers applied to ``item``."""
+    v = item
+    for layer in layers:
+        match layer:
+            case ("u", int(u)):
+                v = UNARY[u](v)
+            case ("c", float(c)):
+                v = v * c
+            case ("b", int(b), int(j)):
+                v = BINARY[b](v, regs[j])
+            case ("i", int(b)):
+                v = BINARY[b](v, item)
+            case _:
+                raise AssertionError(layer)
+    return v
 
 
 SKIPPED = "skipped"
@@ -165,6 +224,10 @@ TRACED = False
 """Jit each transformed function as a plain one (`--traced`): the transform runs inside
 the trace, so the compiled graph holds its sweep as nodes, runs reading earlier runs
 backwards (what `jit(hessian)` compiles). Off by default."""
+
+WIDE = False
+"""Make most sums of many a sum of terms, each a few ops on one item (`--wide`): in depth
+order, runs reading earlier runs' values, an item each. Off by default, as `POINTS` is."""
 
 POINTS = False
 """Make half the loops sums over their iterations, as a loss over data points is
@@ -347,8 +410,11 @@ def _out_tree(rng: random.Random, size: int, depth: int) -> Tree:
     return {f"o{i}": k for i, k in enumerate(kids)}
 
 
-def _step(ins: Instr, regs: list[Scalar], item: Scalar | None = None) -> Scalar:
-    """One instruction's value; ``item``: what operand `STEP` reads, in a loop over a sequence."""
+def _step(
+    ins: Instr, regs: list[Scalar], item: Scalar | None = None, sequence: Sequence[Scalar] = ()
+) -> Scalar:
+    """One instruction's value; ``item``: what operand `STEP` reads, in a loop over a sequence;
+    ``sequence``: what `_wide` terms may read."""
 
     def r(i: int) -> Scalar:
         return regs[i] if i != STEP or item is None else item
@@ -368,6 +434,14 @@ def _step(ins: Instr, regs: list[Scalar], item: Scalar | None = None) -> Scalar:
             return ag.sum(regs[-k:])
         case ("t", int(k), "dot"):
             return ag.dot(regs[-k:], regs[-2 * k : -k] if 2 * k <= len(regs) else regs[-k:])
+        case ("w", int(k), tuple(layers), str(how), first, int(step)):  # k terms of few ops
+            xs = (
+                regs[-k:]
+                if first is None
+                else [sequence[cast(int, first) + step * i] for i in range(k)]
+            )
+            terms = [_term(cast("tuple[Instr, ...]", layers), x, regs) for x in xs]
+            return ag.sum(terms) if how == "sum" else ag.mean(terms)
         case ("t", int(k), "same", int(i), int(j)):  # k products of one depth: a run, then levels
             return ag.sum([regs[i] * regs[j] + regs[i] for _ in range(k)])
         case _:
@@ -432,6 +506,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--points", action="store_true", help="make half the loops sums over their iterations"
     )
     parser.add_argument(
+        "--wide", action="store_true", help="make most sums of many sums of a few ops per item"
+    )
+    parser.add_argument(
         "--long", action="store_true", help="with --reroll: find periods through windows"
     )
     parser.add_argument(
@@ -455,8 +532,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="with --periods: iterations a backward loop may take to settle (0: all prologue)",
     )
     ns = parser.parse_args(argv)
-    global POINTS, PERIODS, TRACED  # a script's switches, read by make_case and transformed
-    POINTS, PERIODS, TRACED = ns.points, ns.periods, ns.traced
+    global POINTS, PERIODS, TRACED, WIDE  # a script's switches, read by make_case and transformed
+    POINTS, PERIODS, TRACED, WIDE = ns.points, ns.periods, ns.traced, ns.wide
     global OPTIONS  # a script's compiler options, read by check
     changes: dict[str, Any] = {}
     if ns.periods:

@@ -89,6 +89,7 @@ def test_jit_agrees_with_eager_when_every_repeated_run_is_a_loop(
         "backward loops all prologue",
         "in depth order",
         "joins sunk",
+        "wide sums in depth order",
     ],
 )
 def test_jit_agrees_with_eager_when_runs_of_nodes_roll_before_their_statements(
@@ -100,8 +101,10 @@ def test_jit_agrees_with_eager_when_runs_of_nodes_roll_before_their_statements(
         options = attrs.evolve(options, reroll_from=0, min_reps=2, min_statements=2, chunk=3)
     if statements == "backward loops all prologue":  # `--settle 0`: no iteration in a `for`
         options = attrs.evolve(options, settle=0)
-    if statements == "in depth order":  # `--depth`: the forward by depth, its runs' values kept
-        options = attrs.evolve(options, depth_always=True)
+    if statements in ("in depth order", "wide sums in depth order"):  # `--depth`: the forward
+        options = attrs.evolve(options, depth_always=True)  # by depth, its runs' values kept
+    if statements == "wide sums in depth order":  # `--wide`: runs reading runs, an item each
+        monkeypatch.setattr(jit_fuzz, "WIDE", True)
     if statements == "joins sunk":  # `--sink --points`: sums over the loops' iterations sunk,
         monkeypatch.setattr(jit_fuzz, "POINTS", True)  # their runs' values kept
         options = attrs.evolve(options, sink_always=True)
@@ -120,6 +123,11 @@ def test_jit_agrees_with_eager_when_runs_of_nodes_roll_before_their_statements(
     assert list(disagreements(range(6000, 6800))) == []
     if statements == "joins sunk":
         assert sunk >= 30  # (43 in these cases)
+    if statements == "wide sums in depth order":  # each item's cotangent from a later run's
+        # loop, in the list it returns, streamed by the earlier run's loop
+        streamed = [src for src in sources if src.startswith("def bwd_loop") and " _g" in src]
+        assert len(streamed) >= 10  # (21 in these cases)
+        return
     if statements == "in depth order":  # the sweep keeps the eager order: no backward loop
         loops = sum(src.startswith("def fwd_loop") for src in sources)
         assert loops > 200  # (360 in these cases)

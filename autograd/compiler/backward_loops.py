@@ -34,9 +34,10 @@ node by node).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import cast
 
 from autograd.compiler import periods
-from autograd.compiler.loops import Loop, items
+from autograd.compiler.loops import Loop, Piece, items, pieces
 from autograd.compiler.stmts import code, reads, ref
 from autograd.compiler.writer import Ordered, Writer
 from autograd.core.nodes import Node
@@ -49,6 +50,9 @@ stream i's, ``("o", i)`` its item of an earlier run's values i (`Period.lists`).
 State = list[str | None]
 """What one iteration's sweep hands the one before, as loop expressions (None: no
 cotangent): per node of an iteration, then per fixed node."""
+
+_Outside = str | list[Piece]
+"""A run's node's cotangents from outside it: one name, or a stream in pieces (`pieces`)."""
 
 _Block = tuple[list[str], list[str | None], list[str]]
 """One iteration of a backward loop: its statements, its variables' cotangents (appended
@@ -90,6 +94,19 @@ class _Run:
     def param(self, name: str) -> str:
         """The parameter holding a program's name, the same at every iteration."""
         return self.loop.param(ref(name))
+
+    def stream_of(self, j: int, parts: list[Piece]) -> str:
+        """The local holding node j's cotangent from outside the run (`_outside`'s pieces)."""
+        exprs: list[str] = []
+        for piece in parts:
+            if piece[0] == "":
+                names = cast("tuple[str, ...]", piece[1:])
+                exprs.append(f"({''.join(f'{self.param(n)}, ' for n in names)})")
+            else:
+                values, first, step, count = cast("tuple[str, int, int, int]", piece)
+                exprs.append(items(self.param(values), first, step, count))
+        expr = exprs[0] if len(exprs) == 1 else f"_chain({', '.join(exprs)})"
+        return self.loop.stream(("g", j), f"_g{j}", expr)
 
     def forward_value(self, role: tuple[str, int]) -> str:
         """The local holding a forward value at the iteration swept: a stream's item.
@@ -147,14 +164,15 @@ class BackwardLoops(Writer):
         outside = self._outside(order, per, cot)
         if outside is None or not self._lists_free(order, per, cot):
             return False
-        run = _Run(self, order, per)
-        run.outside = [(j, run.param(v)) for j, v in outside]
         t = per.count - periods.TAIL
-        # a node needed at one looped iteration is swept at every one: what it adds is dead
-        needed = [False] * per.size
-        for p in range(per.first(periods.HEAD), per.first(t)):
-            if order[p][0] in needs:
-                needed[(p - per.start) % per.size] = True
+        entered = [x for x, _ in order[per.first(t - 1) : per.first(t)]]  # the first state
+        for x in entered + self._fixed(order, per):
+            self._unpend(x, cot)
+        run = _Run(self, order, per)
+        run.outside = [
+            (j, run.param(v) if isinstance(v, str) else run.stream_of(j, v)) for j, v in outside
+        ]
+        needed = _needed(order, per, needs)
         outer = set(self.consts.values()) | {self.names[x] for x in run.fixed}
         entry = [cot.get(x) for x, _ in run.body] + [cot.get(x) for x in run.fixed]
         state, pre = _carried(entry, lambda v: run.param(v) if v in outer else None, run.param)
@@ -168,6 +186,7 @@ class BackwardLoops(Writer):
         given = self._given(run, source)
         if given is None:
             return False
+        self._consumed(order, per, outside)
         returns, lists = source.returns(state, lambda: run.param(self.const(0.0)))
         text = source.write(returns)
         self.loops[run.loop.name] = lambda: text
@@ -185,11 +204,53 @@ class BackwardLoops(Writer):
         for i, got in zip(run.variables, lists, strict=True):
             if got is not None:
                 self._variables_of_loop(per, i, got, names, target, returns, cot)
-        for (a, b), v in zip(per.lists, given, strict=True):
-            if v is not None:  # each looped iteration's item of that run: one name
-                looped = range(periods.HEAD, per.count - periods.TAIL)
-                cot.update((order[a + b * q][0], names[v]) for q in looped)
+        self._given_back(
+            order, per, given, names, lambda v: self._item(target, returns.index(v)), cot
+        )
         return True
+
+    def _given_back(
+        self,
+        order: list[Ordered],
+        per: periods.Period,
+        given: list[str | None],
+        names: dict[str, str],
+        result: Callable[[str], str],
+        cot: dict[Node, str],
+    ) -> None:
+        """Name what the loop gave each looped iteration's item of an earlier run.
+
+        One name when it is the same at every iteration, else an item of the
+        list the loop returned, named when first read (`pending`).
+        """
+        t = per.count - periods.TAIL
+        looped = range(periods.HEAD, t)
+        for (a, b), v in zip(per.lists, given, strict=True):
+            if v is None:
+                continue
+            if v in names:  # each looped iteration's item of that run: one name
+                cot.update((order[a + b * q][0], names[v]) for q in looped)
+                continue
+            values = result(v)  # one an iteration, last first
+            self.pending.update((order[a + b * q][0], (values, t - 1 - q)) for q in looped)
+
+    def _unpend(self, x: Node, cot: dict[Node, str]) -> None:
+        """Name ``x``'s cotangent if it is an item of a loop's list (`pending`)."""
+        got = self.pending.pop(x, None)
+        if got is not None:
+            values, k = got
+            name = cot[x] = f"g{len(self.stmts)}"
+            self.emit(name, f"{ref(values)}[{k}]", (values,))
+
+    def _consumed(
+        self, order: list[Ordered], per: periods.Period, outside: list[tuple[int, _Outside]]
+    ) -> None:
+        """Forget the pending cotangents the loop streams (`_outside`): it reads them all."""
+        t = per.count - periods.TAIL
+        for j, v in outside:
+            if not isinstance(v, str):
+                for q in range(periods.HEAD - 1, t - 1):
+                    self.pending.pop(order[per.first(q) + j][0], None)
 
     def _lists_free(self, order: list[Ordered], per: periods.Period, cot: dict[Node, str]) -> bool:
         """Whether no looped iteration's item of an earlier run's values has a cotangent yet.
@@ -198,46 +259,71 @@ class BackwardLoops(Writer):
         already would need it added.
         """
         looped = range(periods.HEAD, per.count - periods.TAIL)
-        return not any(order[a + b * q][0] in cot for a, b in per.lists for q in looped)
+        pending = self.pending
+        return not any(
+            order[a + b * q][0] in cot or order[a + b * q][0] in pending
+            for a, b in per.lists
+            for q in looped
+        )
 
     @staticmethod
     def _given(run: _Run, source: _Source) -> list[str | None] | None:
-        """What each iteration gives its item of each earlier run's values: one parameter.
+        """What each iteration gives its item of each earlier run's values.
 
-        None if one differs between iterations (a ``tanh``'s slope): the loop
-        is not written then, its iterations are swept node by node.
+        Per earlier run's values: None (nothing), one parameter (a sum's
+        ``1.0``), or a list the loop keeps, one item an iteration (a ``tanh``'s
+        slope times its cotangent), whose items wait to be read (`pending`).
+        None if some iterations give one and others none: the loop is not
+        written then, its iterations are swept node by node.
         """
         blocks = source.prologue + source.body
         out: list[str | None] = []
         for i in range(len(run.lists)):
-            got = {kept[len(run.variables) + i] for _, kept, _ in blocks}
+            each = [kept[len(run.variables) + i] for _, kept, _ in blocks]
+            got = set(each)
             v = got.pop()
-            if got or not (v is None or v.startswith("_p")):
+            if not got and (v is None or v.startswith("_p")):
+                out.append(v)
+            elif None in each:
                 return None
-            out.append(v)
+            else:
+                name = f"_m{len(source.kept)}"
+                source.kept[name] = cast("list[str]", each)
+                out.append(name)
         return out
 
     def _outside(
         self, order: list[Ordered], per: periods.Period, cot: dict[Node, str]
-    ) -> list[tuple[int, str]] | None:
-        """The cotangents nodes of the run get from outside it, the same at every iteration.
+    ) -> list[tuple[int, _Outside]] | None:
+        """The cotangents nodes of the run get from outside it, as the loop reads them.
 
         Per node j of an iteration: what the sweep of the nodes after the run
-        gave it (a sum over data points passes each point's loss one cotangent),
-        before its own run adds to it: the carried cotangent of the iteration
-        before starts there (`_step`). Read at the iterations the loop hands a
-        cotangent to (the last head one's to the one before the last looped);
-        None if it differs between them: no loop then.
+        gave it (a sum over data points passes each point's loss one cotangent;
+        a later run's loop, an item of its list each: `pending`), before its
+        own run adds to it: the carried cotangent of the iteration before
+        starts there (`_step`). Read at the iterations the loop hands a
+        cotangent to (the last head one's to the one before the last looped),
+        last first: one name (a parameter), or pieces of lists and names
+        (`pieces`: a stream). None if some have one and others none, or the
+        pieces are too many: no loop then.
         """
         t = per.count - periods.TAIL
-        out = []
+        pending = self.pending
+        out: list[tuple[int, _Outside]] = []
         for j in range(per.size):
-            got = {cot.get(order[per.first(q) + j][0]) for q in range(periods.HEAD - 1, t - 1)}
-            if len(got) > 1:
+            seq = [
+                pending.get(x) or cot.get(x)
+                for x in (order[per.first(q) + j][0] for q in range(t - 2, periods.HEAD - 2, -1))
+            ]
+            first = seq[0]
+            if all(v == first for v in seq) and not isinstance(first, tuple):
+                if first is not None:
+                    out.append((j, first))
+                continue
+            parts = None if None in seq else pieces(cast("list[str | tuple[str, int]]", seq))
+            if parts is None:
                 return None
-            v = got.pop()
-            if v is not None:
-                out.append((j, v))
+            out.append((j, parts))
         return out
 
     def _settle(
@@ -388,6 +474,19 @@ class BackwardLoops(Writer):
             cot[x] = e
 
 
+def _needed(order: list[Ordered], per: periods.Period, needs: set[Node]) -> list[bool]:
+    """Per node of an iteration: whether it is needed at some looped iteration.
+
+    Such a node is swept at every looped iteration; what it adds where it is
+    not needed is dead.
+    """
+    needed = [False] * per.size
+    for p in range(per.first(periods.HEAD), per.first(per.count - periods.TAIL)):
+        if order[p][0] in needs:
+            needed[(p - per.start) % per.size] = True
+    return needed
+
+
 def _carried(
     state: Sequence[str | None], outer: Callable[[str], str | None], value: Callable[[str], str]
 ) -> tuple[State, list[tuple[str, str]]]:
@@ -456,7 +555,7 @@ class _Source:
         for k, (block, _, sets) in enumerate(self.prologue):
             lines += [f"    {unpack} = next(_it)"] if streams else []
             lines += [f"    {s}" for s in [*block, *self._appends(k), *sets]]
-        if any(block or sets for block, _, sets in self.body) or self.kept:
+        if self.body and (any(block or sets for block, _, sets in self.body) or self.kept):
             steps = (self.run.looped - len(self.prologue)) // len(self.body)
             over = "_it" if nexts else zipped
             lines.append(

@@ -183,8 +183,6 @@ class ForwardPass(ForwardLoops):
         depth = orders.equation_depths(w.operands)
         if not opts.depth_always and not orders.wide(depth):
             return None
-        if not (stacked or opts.depth_always or self._reads_few()):
-            return None
         perm = sorted(range(len(depth)), key=depth.__getitem__)
         forms, operands = self._permute(perm)
         found = periods.find(forms, operands, opts, stacked=True)
@@ -193,8 +191,12 @@ class ForwardPass(ForwardLoops):
         if not found or (looped < len(perm) * (1 - opts.depth_gain) and not opts.depth_always):
             return None
         order = [w.order[i] for i in perm]
+        keeps = not stacked and len(w.ends) == 1 and self._keeps_readers(perm)
+        swept = self._swept_by_loops(order, found) if keeps else set()
+        if not (stacked or opts.depth_always or self._reads_few(swept)):
+            return None
         self._keep_values()
-        if not stacked and len(w.ends) == 1 and self._keeps_readers(perm):
+        if keeps:
             # swept in reverse as written: each node's contributions in the eager order
             w.order, w.forms, w.operands = order, forms, operands
             w.at.update((x, i) for i, (x, _) in enumerate(order))
@@ -203,6 +205,26 @@ class ForwardPass(ForwardLoops):
         self.stacks.append(({x: i for i, (x, _) in enumerate(order)}, self.rolled, order))
         self.sweep_loops = False
         return order, forms, found
+
+    def _swept_by_loops(self, order: list[Ordered], found: list[periods.Period]) -> set[Node]:
+        """The looped nodes of the runs whose loops the sweep may stream values to.
+
+        A run whose input streams roll (`_streams_roll`) and whose earlier
+        runs' values come from such runs: its backward loop reads the values
+        its rules need from the forward loop's lists, not one by one.
+        """
+        swept: list[periods.Period] = []
+        for per in found:
+            if self._streams_roll(order, per) and all(
+                any(r.start <= a < r.first(r.count) for r in swept) for a, _ in per.lists
+            ):
+                swept.append(per)
+        head, tail = periods.HEAD, periods.TAIL
+        return {
+            order[p][0]
+            for per in swept
+            for p in range(per.first(head), per.first(per.count - tail))
+        }
 
     def _keeps_readers(self, perm: list[int]) -> bool:
         """Whether the order ``perm`` keeps the order of every value's readers.
@@ -281,19 +303,23 @@ class ForwardPass(ForwardLoops):
         forms = [w.forms[i] for i in perm]
         return forms, [[at[j] if j >= 0 else j for j in w.operands[i]] for i in perm]
 
-    def _reads_few(self) -> bool:
+    def _reads_few(self, swept: set[Node]) -> bool:
         """Whether the backward sweep's rules may read a tenth of the equations' values, or less.
 
         A node's rule reads the slots its code for each input uses (its key's
         code, `Writer._rule_code`, as the sweep will write it): its inputs'
         values, its own. Every rule counts, needed or not (but one giving a
-        constant or a plain number a cotangent): more than is read.
+        constant or a plain number a cotangent): more than is read. But the
+        rules of nodes ``swept`` by loops (`_swept_by_loops`): those stream the
+        values they read.
         """
         w = self.walk
         used: dict[int, list[int]] = {}
         read: set[Node] = set()
         at, most = w.at, len(w.order) // 10
         for (node, ins), form in zip(w.order, w.forms, strict=True):
+            if swept and node in swept:
+                continue
             slots = used.get(form)
             if slots is None:
                 names = [""] * (len(ins) + 2)

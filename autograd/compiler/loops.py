@@ -26,6 +26,11 @@ The body runs the very statements in the very order, so values keep their bits.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
+
+Piece = tuple[str, int, int, int] | tuple[str, ...]
+"""Part of a stream of cotangents from outside a run: ``(list, first, step, count)`` items of
+a loop's list, or ``("", name, ...)`` names."""
 
 
 class Loop:
@@ -127,3 +132,33 @@ def items(seq: str, first: int, step: int, count: int, length: int | None = None
     if step > 0:
         return f"{seq}[{first}:{last + 1}:{step}]"
     return f"{seq}[{first}:{last - 1 if last else ''}:{step}]"
+
+
+def pieces(seq: list[str | tuple[str, int]]) -> list[Piece] | None:
+    """``seq`` (names, and items ``(list, k)`` of loops' lists) as a few pieces, or None.
+
+    Items of one list at steps of 1 or -1 are one piece; names next to each
+    other another. More than four pieces, or more than four names (each is a
+    parameter of the loop): None.
+    """
+    pieces: list[Piece] = []
+    for v in seq:
+        last = pieces[-1] if pieces else None
+        if isinstance(v, str):
+            if last is not None and last[0] == "":
+                pieces[-1] = (*last, v)
+            else:
+                pieces.append(("", v))
+            continue
+        values, k = v
+        if last is not None and last[0] == values and len(last) == 4:
+            _, first, step, count = cast("tuple[str, int, int, int]", last)
+            if count == 1 and k - first in (1, -1):
+                pieces[-1] = (values, first, k - first, 2)
+                continue
+            if k == first + step * count:
+                pieces[-1] = (values, first, step, count + 1)
+                continue
+        pieces.append((values, k, 1, 1))
+    named = sum(len(p) - 1 for p in pieces if p[0] == "")
+    return pieces if len(pieces) <= 4 and named <= 4 else None

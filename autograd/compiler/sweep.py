@@ -85,10 +85,13 @@ class Sweep(BackwardLoops):
         """
         marks = {per.first(per.count - periods.TAIL) - 1: per for per in found}
         order, forms = self.walk.order, self.walk.forms
+        pending = self.pending  # cotangents a loop left in its list: named once read
         p = end
         for e in [*sorted((m for m in marks if m < end), reverse=True), -1]:
             for i in range(p - 1, e, -1):
                 node, ins = order[i]
+                if pending and node in pending:
+                    self._unpend(node, cot)
                 if node in needs and node in cot:  # not in cot: only a comparison reads it
                     self._vjp(node, ins, forms[i], cot, needs)
             if e < 0:
@@ -200,6 +203,8 @@ class Sweep(BackwardLoops):
         for x, form in zip(ins, forms, strict=True):
             if form is None or x not in needs:
                 continue
+            if self.pending and x in self.pending:  # what a loop gave it comes first
+                self._unpend(x, cot)
             (fmt, at), each, alias = form
             per_example = b and x not in self.batch_of
             if alias is not None and not per_example and x not in cot:

@@ -152,6 +152,10 @@ class Writer:
     """Their loops' sources, written at `link`."""
     elements: dict[str, tuple[str, int]]
     """Outputs that are items of a loop's list (`_looped_variables`): the list's name, where."""
+    pending: dict[Node, tuple[str, int]]
+    """Cotangents that are items of a backward loop's list (`BackwardLoops._given`): the
+    list's name, where; named by a statement when the sweep reads one (`_unpend`), or
+    streamed by the loop of the run they belong to (`_outside`)."""
     stacks: list[tuple[dict[Node, int], list[Period], list[Ordered]]]
     """Per order whose runs were rolled with their values kept (`forward`'s ``stacked``):
     where its nodes are, and its rolled runs (`_looped`)."""
@@ -248,6 +252,7 @@ class Writer:
         self.rolled = []
         self.loops = {}
         self.elements = {}
+        self.pending = {}
         self.stacks = []
         self.sweep_loops = True
         self.reroll_left = True
