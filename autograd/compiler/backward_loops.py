@@ -547,6 +547,9 @@ class _Source:
         unpack = ", ".join(v for v, _ in streams)
         zipped = streams[0][1] if len(streams) == 1 else f"zip({', '.join(e for _, e in streams)})"
         lines = [f"def {loop.name}({', '.join(loop.params.values())}):"]
+        listed = self._listed(unpack, zipped)
+        if listed is not None:  # the whole loop: one list, built by a comprehension
+            return "\n".join([*lines, listed, f"    return ({''.join(f'{r}, ' for r in returns)})"])
         lines += [f"    {c} = {v}" for c, v in self.pre]
         lines += [f"    {v} = []; _a{v} = {v}.append" for v in self.kept]
         nexts = bool(streams) and (bool(self.prologue) or len(self.body) > 1)
@@ -567,6 +570,23 @@ class _Source:
                 lines += [f"        {s}" for s in [*block, *appends, *sets]]
         lines.append(f"    return ({''.join(f'{r}, ' for r in returns)})")
         return "\n".join(lines)
+
+    def _listed(self, unpack: str, zipped: str) -> str | None:
+        """The loop as one comprehension, if it only keeps one value an iteration.
+
+        That is: one list, no carried locals, no prologue, and a body of one
+        iteration whose one statement computes the value kept (a ``tanh``'s
+        slope times its cotangent): the same expression, evaluated in the same
+        order, without the appends.
+        """
+        if self.pre or self.prologue or len(self.body) != 1 or len(self.kept) != 1 or not unpack:
+            return None
+        block, _, sets = self.body[0]
+        ((name, values),) = self.kept.items()
+        if sets or len(block) != 1 or not block[0].startswith(f"{values[0]} = "):
+            return None
+        expr = block[0][len(values[0]) + 3 :]
+        return f"    {name} = [{expr} for {unpack} in {zipped}]"
 
     def _appends(self, k: int) -> list[str]:
         """Iteration ``k``'s appends to the kept lists."""
