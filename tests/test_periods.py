@@ -618,7 +618,7 @@ def test_a_wide_sum_whose_order_keeps_its_readers_is_swept_by_loops(
     by one loop, each term getting the sum's one cotangent from outside it. ``dot``'s
     gradients are the other factors, the inputs themselves: its loops compute nothing
     and keep no list. A sum of squares' gradients are a loop's list, built by a
-    comprehension (`_Source._listed`)."""
+    comprehension (`backward_source.Source`)."""
     use(monkeypatch, DEFAULT)
     n = DEFAULT.loops_from * 8
     ws: list[Scalar] = [0.001 * i - 8.0 for i in range(n)]

@@ -37,6 +37,7 @@ from collections.abc import Callable, Sequence
 from typing import cast
 
 from autograd.compiler import periods
+from autograd.compiler.backward_source import Source, State, assign
 from autograd.compiler.loops import Loop, Piece, items, pieces
 from autograd.compiler.stmts import code, reads, ref
 from autograd.compiler.writer import Ordered, Writer
@@ -47,16 +48,9 @@ Slot = tuple[str, int]
 iteration's node j's, ``("w", i)`` the run's fixed node i's, ``("v", i)`` its variable
 stream i's, ``("o", i)`` its item of an earlier run's values i (`Period.lists`)."""
 
-State = list[str | None]
-"""What one iteration's sweep hands the one before, as loop expressions (None: no
-cotangent): per node of an iteration, then per fixed node."""
-
-_Outside = str | list[Piece]
-"""A run's node's cotangents from outside it: one name, or a stream in pieces (`pieces`)."""
-
-_Block = tuple[list[str], list[str | None], list[str]]
-"""One iteration of a backward loop: its statements, its variables' cotangents (appended
-to lists after the statements), and the statement setting the carried locals it leaves."""
+_Outside = tuple[int, str | list[Piece], bool]
+"""A run's node j's cotangents from outside it: one name, or a stream in pieces (`pieces`);
+and whether a stream's item is its own iteration's (else the iteration before's)."""
 
 
 class _Run:
@@ -82,9 +76,26 @@ class _Run:
             {order[a + b * (t - 1)][0]: ("l", i) for i, (a, b) in enumerate(per.lists)}
         )
         self.heads = [program.names[x] for x in program._iteration(order, per, periods.HEAD - 1)]
-        self.outside: list[tuple[int, str]] = []  # node j's cotangent from outside: a parameter
+        self.outside: list[tuple[Slot, str]] = []  # what a slot starts from: outside the run
         self.loop = Loop(f"bwd_loop{len(program.loops)}", per.looped)
         self.written = 0  # statements written: the next local is ``_s{written}``
+
+    def enter(self, outside: list[_Outside], cot: dict[Node, str]) -> tuple[set[int], State]:
+        """Read the cotangents from outside the run (`_outside`).
+
+        Returns the nodes streamed at their own iteration (the first looped
+        one's too, so not in the state), and the state the loop starts from.
+        """
+        self.outside = [
+            (
+                ("n" if own else "p", j),
+                self.param(v) if isinstance(v, str) else self.stream_of(j, v),
+            )
+            for j, v, own in outside
+        ]
+        mine = {j for j, _, own in outside if own}
+        entry = [None if j in mine else cot.get(x) for j, (x, _) in enumerate(self.body)]
+        return mine, entry + [cot.get(x) for x in self.fixed]
 
     def local(self) -> str:
         """A fresh local of the loop function."""
@@ -169,16 +180,13 @@ class BackwardLoops(Writer):
         for x in entered + self._fixed(order, per):
             self._unpend(x, cot)
         run = _Run(self, order, per)
-        run.outside = [
-            (j, run.param(v) if isinstance(v, str) else run.stream_of(j, v)) for j, v in outside
-        ]
+        mine, entry = run.enter(outside, cot)
         needed = _needed(order, per, needs)
         outer = set(self.consts.values()) | {self.names[x] for x in run.fixed}
-        entry = [cot.get(x) for x, _ in run.body] + [cot.get(x) for x in run.fixed]
         state, pre = _carried(entry, lambda v: run.param(v) if v in outer else None, run.param)
         prologue, period = self._settle(run, needed, needs, state)
         run.written = 0  # the search's statements are not the loop's
-        source = _Source(run, pre)
+        source = Source(run.loop, run.looped, len(run.variables), pre)
         for q in range(prologue + period):
             block: list[str] = []
             state, kept, sets = self._iterate(run, needed, needs, state, block)
@@ -196,7 +204,9 @@ class BackwardLoops(Writer):
         self.emit(target, f"{run.loop.name}({', '.join(args)})", reads(args))
         names = {p: arg[1:-1] for arg, p in run.loop.params.items() if arg != "R"}
         left = self._iteration(order, per, periods.HEAD - 1) + run.fixed
-        for x, v in zip(left, state, strict=True):
+        for j, (x, v) in enumerate(zip(left, state, strict=True)):
+            if j in mine:  # what it got from outside, as before the loop
+                continue
             if v is None or x not in needs:
                 cot.pop(x, None)
             else:
@@ -242,14 +252,12 @@ class BackwardLoops(Writer):
             name = cot[x] = f"g{len(self.stmts)}"
             self.emit(name, f"{ref(values)}[{k}]", (values,))
 
-    def _consumed(
-        self, order: list[Ordered], per: periods.Period, outside: list[tuple[int, _Outside]]
-    ) -> None:
+    def _consumed(self, order: list[Ordered], per: periods.Period, outside: list[_Outside]) -> None:
         """Forget the pending cotangents the loop streams (`_outside`): it reads them all."""
         t = per.count - periods.TAIL
-        for j, v in outside:
+        for j, v, own in outside:
             if not isinstance(v, str):
-                for q in range(periods.HEAD - 1, t - 1):
+                for q in range(periods.HEAD - 1 + own, t - 1 + own):
                     self.pending.pop(order[per.first(q) + j][0], None)
 
     def _lists_free(self, order: list[Ordered], per: periods.Period, cot: dict[Node, str]) -> bool:
@@ -267,7 +275,7 @@ class BackwardLoops(Writer):
         )
 
     @staticmethod
-    def _given(run: _Run, source: _Source) -> list[str | None] | None:
+    def _given(run: _Run, source: Source) -> list[str | None] | None:
         """What each iteration gives its item of each earlier run's values.
 
         Per earlier run's values: None (nothing), one parameter (a sum's
@@ -294,7 +302,7 @@ class BackwardLoops(Writer):
 
     def _outside(
         self, order: list[Ordered], per: periods.Period, cot: dict[Node, str]
-    ) -> list[tuple[int, _Outside]] | None:
+    ) -> list[_Outside] | None:
         """The cotangents nodes of the run get from outside it, as the loop reads them.
 
         Per node j of an iteration: what the sweep of the nodes after the run
@@ -304,26 +312,42 @@ class BackwardLoops(Writer):
         starts there (`_step`). Read at the iterations the loop hands a
         cotangent to (the last head one's to the one before the last looped),
         last first: one name (a parameter), or pieces of lists and names
-        (`pieces`: a stream). None if some have one and others none, or the
-        pieces are too many: no loop then.
+        (`pieces`: a stream). A stream for a node no iteration reads of the
+        one before is its own iteration's (``own``), read from the last looped
+        iteration on. None if some have one and others none, or the pieces are
+        too many: no loop then.
         """
         t = per.count - periods.TAIL
         pending = self.pending
-        out: list[tuple[int, _Outside]] = []
+        before = {x: j for j, (x, _) in enumerate(order[per.first(t - 2) : per.first(t - 1)])}
+        carried = {
+            before[x]
+            for _, ins in order[per.first(t - 1) : per.first(t)]
+            for x in ins
+            if x in before
+        }
+        out: list[_Outside] = []
         for j in range(per.size):
-            seq = [
-                pending.get(x) or cot.get(x)
-                for x in (order[per.first(q) + j][0] for q in range(t - 2, periods.HEAD - 2, -1))
-            ]
-            first = seq[0]
-            if all(v == first for v in seq) and not isinstance(first, tuple):
-                if first is not None:
-                    out.append((j, first))
-                continue
-            parts = None if None in seq else pieces(cast("list[str | tuple[str, int]]", seq))
-            if parts is None:
-                return None
-            out.append((j, parts))
+            for own in (False, True):  # a parameter, else a stream at its own iteration
+                seq = [
+                    pending.get(x) or cot.get(x)
+                    for x in (
+                        order[per.first(q + own) + j][0] for q in range(t - 2, periods.HEAD - 2, -1)
+                    )
+                ]
+                first = seq[0]
+                if not own and all(v == first for v in seq) and not isinstance(first, tuple):
+                    if first is not None:
+                        out.append((j, first, False))
+                    break
+                if own != (j in carried):
+                    parts = (
+                        None if None in seq else pieces(cast("list[str | tuple[str, int]]", seq))
+                    )
+                    if parts is None:
+                        return None
+                    out.append((j, parts, own))
+                    break
         return out
 
     def _settle(
@@ -359,7 +383,7 @@ class BackwardLoops(Writer):
         """
         left, kept = self._step(run, needed, needs, state, block)
         state, sets = _carried(left, lambda v: v if v.startswith("_p") else None, str)
-        return state, kept, _assign([(c, v) for c, v in sets if c != v])
+        return state, kept, assign([(c, v) for c, v in sets if c != v])
 
     def _step(
         self, run: _Run, needed: list[bool], needs: set[Node], state: State, block: list[str]
@@ -377,8 +401,8 @@ class BackwardLoops(Writer):
         for m, v in enumerate(state):
             if v is not None:
                 cot[("n", m) if m < size else ("w", m - size)] = v
-        for j, v in run.outside:  # what the nodes after the run gave the iteration before
-            cot["p", j] = v
+        for where, v in run.outside:  # what the nodes after the run gave it, or the one before
+            cot[where] = v
         seed = run.loop.params.get(ref(self.seed)) if self.seed is not None else None
         for j in range(size - 1, -1, -1):
             g = cot.get(("n", j))
@@ -506,95 +530,3 @@ def _carried(
             out.append(f"_c{m}")
             sets.append((f"_c{m}", value(v)))
     return out, sets
-
-
-class _Source:
-    """A backward loop function being written: its prologue's iterations, then its body's."""
-
-    def __init__(self, run: _Run, pre: list[tuple[str, str]]) -> None:
-        self.run = run
-        self.pre = pre  # the carried locals' first values
-        self.prologue: list[_Block] = []
-        self.body: list[_Block] = []
-        self.kept: dict[str, list[str]] = {}  # a list -> what each iteration appends, in turn
-
-    def returns(self, state: State, zero: Callable[[], str]) -> tuple[list[str], list[str | None]]:
-        """What the loop returns (its state's values, then its lists), and per variable stream.
-
-        Per variable stream: its iterations' cotangents are None (none), one
-        parameter (each), an input stream's item (a product's ``x`` of ``w``),
-        or a list the loop keeps.
-        """
-        blocks = self.prologue + self.body
-        lists: list[str | None] = []
-        for i in range(len(self.run.variables)):
-            got = list(dict.fromkeys(kept[i] for _, kept, _ in blocks))
-            if got == [None]:
-                lists.append(None)
-            elif len(got) == 1 and str(got[0]).startswith(("_p", "_i")):
-                lists.append(got[0])  # one parameter, or an input stream's item: no list
-            else:
-                name = f"_m{len(self.kept)}"
-                self.kept[name] = [kept[i] or zero() for _, kept, _ in blocks]
-                lists.append(name)
-        values = [v for v in state if v is not None and not v.startswith("_p")]
-        return values + list(self.kept), lists
-
-    def write(self, returns: list[str]) -> str:
-        """The function's source: carried locals set, the prologue, the body's loop."""
-        loop = self.run.loop
-        streams = list(loop.streams.values())
-        unpack = ", ".join(v for v, _ in streams)
-        zipped = streams[0][1] if len(streams) == 1 else f"zip({', '.join(e for _, e in streams)})"
-        lines = [f"def {loop.name}({', '.join(loop.params.values())}):"]
-        listed = self._listed(unpack, zipped)
-        if listed is not None:  # the whole loop: one list, built by a comprehension
-            return "\n".join([*lines, listed, f"    return ({''.join(f'{r}, ' for r in returns)})"])
-        lines += [f"    {c} = {v}" for c, v in self.pre]
-        lines += [f"    {v} = []; _a{v} = {v}.append" for v in self.kept]
-        nexts = bool(streams) and (bool(self.prologue) or len(self.body) > 1)
-        if nexts:
-            lines.append(f"    _it = iter({zipped})")
-        for k, (block, _, sets) in enumerate(self.prologue):
-            lines += [f"    {unpack} = next(_it)"] if streams else []
-            lines += [f"    {s}" for s in [*block, *self._appends(k), *sets]]
-        if self.body and (any(block or sets for block, _, sets in self.body) or self.kept):
-            steps = (self.run.looped - len(self.prologue)) // len(self.body)
-            over = "_it" if nexts else zipped
-            lines.append(
-                f"    for {unpack} in {over}:" if streams else f"    for _ in range({steps}):"
-            )
-            for k, (block, _, sets) in enumerate(self.body):
-                lines += [f"        {unpack} = next(_it)"] if k and streams else []
-                appends = self._appends(len(self.prologue) + k)
-                lines += [f"        {s}" for s in [*block, *appends, *sets]]
-        lines.append(f"    return ({''.join(f'{r}, ' for r in returns)})")
-        return "\n".join(lines)
-
-    def _listed(self, unpack: str, zipped: str) -> str | None:
-        """The loop as one comprehension, if it only keeps one value an iteration.
-
-        That is: one list, no carried locals, no prologue, and a body of one
-        iteration whose one statement computes the value kept (a ``tanh``'s
-        slope times its cotangent): the same expression, evaluated in the same
-        order, without the appends.
-        """
-        if self.pre or self.prologue or len(self.body) != 1 or len(self.kept) != 1 or not unpack:
-            return None
-        block, _, sets = self.body[0]
-        ((name, values),) = self.kept.items()
-        if sets or len(block) != 1 or not block[0].startswith(f"{values[0]} = "):
-            return None
-        expr = block[0][len(values[0]) + 3 :]
-        return f"    {name} = [{expr} for {unpack} in {zipped}]"
-
-    def _appends(self, k: int) -> list[str]:
-        """Iteration ``k``'s appends to the kept lists."""
-        return [f"_a{name}({values[k]})" for name, values in self.kept.items()]
-
-
-def _assign(sets: list[tuple[str, str]]) -> list[str]:
-    """One statement setting each local at once (a value may read another local set here)."""
-    if not sets:
-        return []
-    return [f"{', '.join(c for c, _ in sets)} = {', '.join(v for _, v in sets)}"]
