@@ -125,6 +125,7 @@ def make_case(seed: int) -> Case:
     program: list[Instr] = []
     size = n
     wide: list[int] = []  # the registers of `_wide` sums (`--wide`)
+    sizes = [size]  # registers after each instruction
     for _ in range(rng.randint(0, 10)):
         if rng.random() < (0.5 if PERIODS else 0.15):  # a loop, which `reroll` makes a loop again
             ins, size = _loop(rng, size, program[-1] if program else None)
@@ -134,7 +135,10 @@ def make_case(seed: int) -> Case:
                 ins, size = ("m", ins[1], ins[2], rng.choice(["sum", "mean"])), size + 1
         elif rng.random() < (0.3 if WIDE else 0.1) and size >= 4:  # a sum of many: a tree
             k = rng.randint(4, min(size, 40))  # rolled level by level
-            if WIDE and rng.random() < 0.7:
+            if WIDE and PERIODS and rng.random() < 0.3:
+                ins = _states(rng, size)
+                wide.append(size)
+            elif WIDE and rng.random() < 0.7:
                 ins = _wide(rng, size, n, k)
                 wide.append(size)
             elif rng.random() < 0.5:
@@ -145,6 +149,11 @@ def make_case(seed: int) -> Case:
         else:
             ins, size = _instr(rng, size), size + 1
         program.append(ins)
+        sizes.append(size)
+    if WIDE and PERIODS and rng.random() < 0.3:  # an RNN's states summed, and little else
+        program = [*program[:2], _states(rng, n)]
+        size = sizes[min(len(sizes) - 1, 2)] + 1
+        wide = [size - 1]
     transform = rng.choice(["none", "grad", "value_and_grad"])
     single = rng.random() < 0.5
     argnums: int | tuple[int, ...] = (
@@ -177,20 +186,9 @@ def _wide(rng: random.Random, size: int, leaves: int, k: int) -> Instr:
     ``("i", op)`` (the term's own item read again).
     """
     layers: list[Instr] = []
-    if (
-        leaves and rng.random() < 0.6
-    ):  # each item meets an argument's leaf first (one differentiated)
+    if leaves and rng.random() < 0.6:  # each item meets an argument's leaf first
         layers.append(("b", rng.randrange(5), rng.randrange(leaves)))
-    for _ in range(rng.randint(1, 3)):
-        kind = rng.choice("uuucbi")
-        if kind == "u":
-            layers.append(("u", rng.randrange(len(UNARY))))
-        elif kind == "c":
-            layers.append(("c", rng.choice([-0.0, 0.5, 2.0, 3.0])))
-        elif kind == "b":
-            layers.append(("b", rng.randrange(5), rng.randrange(size)))
-        else:
-            layers.append(("i", rng.randrange(5)))
+    layers += [_layer(rng, size) for _ in range(rng.randint(1, 3))]
     how = rng.choice(["sum", "mean"])
     if not PERIODS or rng.random() < 0.3:
         return ("w", k, tuple(layers), how, None, 1)
@@ -200,9 +198,49 @@ def _wide(rng: random.Random, size: int, leaves: int, k: int) -> Instr:
     return ("w", k, tuple(layers), how, first, step)
 
 
-def _term(layers: tuple[Instr, ...], item: Scalar, regs: list[Scalar]) -> Scalar:
-    """One term of a `_wide` instruction: its layers applied to ``item``."""
+def _layer(rng: random.Random, size: int) -> Instr:
+    """One op of a `_wide` term, at random."""
+    kind = rng.choice("uuucbi")
+    if kind == "u":
+        return ("u", rng.randrange(len(UNARY)))
+    if kind == "c":
+        return ("c", rng.choice([-0.0, 0.5, 2.0, 3.0]))
+    if kind == "b":
+        return ("b", rng.randrange(5), rng.randrange(size))
+    return ("i", rng.randrange(5))
+
+
+def _states(rng: random.Random, size: int) -> Instr:
+    """``("z", k, step, terms, start, first, stride, last)``: a sum over an RNN's states.
+
+    From register ``start``, k states, each the last one through ``step``'s
+    layers (an ``("i", op)`` layer reads the sequence's item ``first + stride *
+    i``); then a sum of each state through ``terms``'s layers, plus the last
+    state if ``last`` says (``"first"``: ``p + total``, ``"after"``). Traced depth
+    first, the sum's additions fall between the states (`orders.sink` moves
+    them); with ``"first"`` the states come first, and the terms read them as
+    an earlier run's values.
+    """
+
+    def layers(count: int) -> list[Instr]:
+        return [_layer(rng, size) for _ in range(count)]
+
+    stride = rng.choice([1, 1, -1, 2])
+    k = rng.randint(8, SEQUENCE // abs(stride))
+    first = rng.randrange(SEQUENCE - stride * (k - 1)) if stride > 0 else SEQUENCE - 1
+    step = (("i", rng.randrange(5)), *layers(rng.randint(0, 2)))
+    terms = tuple(layers(rng.randint(1, 2)))
+    last = rng.choice([None, "first", "after"])
+    return ("z", k, step, terms, rng.randrange(size), first, stride, last)
+
+
+def _term(
+    layers: tuple[Instr, ...], item: Scalar, regs: list[Scalar], read: Scalar | None = None
+) -> Scalar:
+    """One term of a `_wide` instruction: its layers applied to ``item`` (``("i", op)``
+    reads ``read``, else ``item`` again)."""
     v = item
+    read = item if read is None else read
     for layer in layers:
         match layer:
             case ("u", int(u)):
@@ -212,7 +250,7 @@ def _term(layers: tuple[Instr, ...], item: Scalar, regs: list[Scalar]) -> Scalar
             case ("b", int(b), int(j)):
                 v = BINARY[b](v, regs[j])
             case ("i", int(b)):
-                v = BINARY[b](v, item)
+                v = BINARY[b](v, read)
             case _:
                 raise AssertionError(layer)
     return v
@@ -227,7 +265,8 @@ backwards (what `jit(hessian)` compiles). Off by default."""
 
 WIDE = False
 """Make most sums of many a sum of terms, each a few ops on one item (`--wide`): in depth
-order, runs reading earlier runs' values, an item each. Off by default, as `POINTS` is."""
+order, runs reading earlier runs' values, an item each; with `PERIODS`, some a sum over an
+RNN's states (`_states`). Off by default, as `POINTS` is."""
 
 POINTS = False
 """Make half the loops sums over their iterations, as a loss over data points is
@@ -442,6 +481,13 @@ def _step(
             )
             terms = [_term(cast("tuple[Instr, ...]", layers), x, regs) for x in xs]
             return ag.sum(terms) if how == "sum" else ag.mean(terms)
+        case ("z", int(k), tuple(step), tuple(terms), int(start), int(first), int(stride), last):
+            p, states = regs[start], []
+            for i in range(k):
+                p = _term(cast("tuple[Instr, ...]", step), p, regs, sequence[first + stride * i])
+                states.append(p)
+            total = ag.sum([_term(cast("tuple[Instr, ...]", terms), q, regs) for q in states])
+            return total if last is None else p + total if last == "first" else total + p
         case ("t", int(k), "same", int(i), int(j)):  # k products of one depth: a run, then levels
             return ag.sum([regs[i] * regs[j] + regs[i] for _ in range(k)])
         case _:
@@ -506,7 +552,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--points", action="store_true", help="make half the loops sums over their iterations"
     )
     parser.add_argument(
-        "--wide", action="store_true", help="make most sums of many sums of a few ops per item"
+        "--wide",
+        action="store_true",
+        help="make most sums of many sums of a few ops per item, or over an RNN's states",
     )
     parser.add_argument(
         "--long", action="store_true", help="with --reroll: find periods through windows"

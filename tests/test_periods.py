@@ -689,3 +689,36 @@ def test_runs_reading_earlier_runs_are_swept_by_loops(
         assert len(forward) >= 3  # the terms, their levels
         assert len(backward) == len(forward)
         assert any(" _g" in s for s in backward) is listed
+
+
+@pytest.mark.parametrize("last", [None, "first", "after"])
+def test_a_loss_at_every_state_of_an_rnn_rolls_forward_and_backward(
+    sources: list[str], monkeypatch: pytest.MonkeyPatch, last: str | None
+) -> None:
+    """A loss at every step of an RNN: traced depth first, the sum's additions fall
+    between the states, and each state's whole expression differs from the next's, so only
+    its last few levels (`orders.SHAPE_DEPTH`) show the additions join like terms. Sunk,
+    the states and their terms are one run (``total`` or ``total + p``), or with ``p +
+    total`` (the states traced first) the states one run and the terms another reading
+    them: the terms' loop returns each state's cotangent in a list, which the states' loop
+    streams, carried from state to state. Forward and backward are loops, with eager's
+    bits."""
+    use(monkeypatch, DEFAULT)
+    xs: list[Scalar] = [((i * 7919) % 1013) / 337.0 - 1.5 for i in range(DEFAULT.loops_from)]
+
+    def loss(w: Scalar, xs: list[Scalar]) -> Scalar:
+        p, states = w, []
+        for x in xs:
+            p = ag.tanh(p * x + 0.25)
+            states.append(p)
+        total = ag.sum([ag.sin(q * 1.5) for q in states])
+        return total if last is None else p + total if last == "first" else total + p
+
+    vg = ag.value_and_grad(loss, argnums=(0, 1))
+    assert bits(jit(vg)(0.3, xs)) == bits(vg(0.3, xs))
+    assert len([s for s in sources if s.startswith("def fwd_loop")]) == (
+        2 if last == "first" else 1
+    )
+    backward = [s for s in sources if s.startswith("def bwd_loop")]
+    assert len(backward) == (2 if last == "first" else 1)
+    assert any("= _g" in s for s in backward) is (last == "first")  # a carried stream

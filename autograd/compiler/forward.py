@@ -259,7 +259,7 @@ class ForwardPass(ForwardLoops):
         contributions in the eager order, so the sweep's bits are eager's, and
         its backward loops get each point's cotangent from the sum
         (`BackwardLoops._outside`). Only the first output's equations move. Kept
-        if the runs hold all but `Options.depth_gain` of the equations: where
+        if the runs hold all but `Options.sink_gain` of the equations: where
         each point is a few equations (a ``dot``), the sum reads as many items of
         the loops' lists, one by one; `orders.by_depth` serves it better.
         """
@@ -280,11 +280,11 @@ class ForwardPass(ForwardLoops):
         forms, operands = self._permute(perm)
         found = [
             per
-            for per in periods.find(forms, operands, self.options, kept=True)
+            for per in periods.find(forms, operands, self.options, stacked=True, kept=True)
             if per.first(per.count) <= end or per.start >= end
         ]
         looped = sum(per.looped * per.size for per in found)
-        if looped < n * (1 - self.options.depth_gain) and not self.options.sink_always:
+        if looped < n * (1 - self.options.sink_gain) and not self.options.sink_always:
             return None  # a sum of many small terms (a dot): its joins are as many, one by one
         order = w.order = [w.order[i] for i in perm]
         w.forms, w.operands = forms, operands

@@ -61,6 +61,10 @@ class Options:
     depth_gain: float = attrs.field(default=0.1, validator=_fraction)
     """A wide program is rolled in depth order (a balanced sum's levels become runs) if
     that leaves less than this fraction of its statements; else as traced."""
+    sink_gain: float = attrs.field(default=0.25, validator=_fraction)
+    """A program whose sum's joins are sunk (a loss over data points, or over an RNN's
+    states) is rolled so if its runs then leave less than this fraction of its statements
+    (the sum's additions, read from the loops' lists one by one); else as traced."""
     depth_always: bool = attrs.field(default=False, validator=_flag)
     """Roll every program in depth order (`tests/jit_fuzz.py --depth`)."""
     sink_always: bool = attrs.field(default=False, validator=_flag)

@@ -115,20 +115,13 @@ def sink(
     Statements are pure: any order computing operands first gives the same values.
     """
     n = len(forms)
-    shapes: dict[tuple[int, ...], int] = {}
-    shape = list(range(-2, -2 - n, -1))  # a movable statement's shape; others are their own
-    intern = shapes.setdefault
+    shape = _shapes(forms, operands, movable)
     join = [False] * n
     like = [False] * n  # a join but for ``joinable``: what reads it may be one
     for i in range(n):
         if not movable[i]:
             continue
         ops = operands[i]
-        if len(ops) == 1:
-            j = ops[0]
-            shape[i] = intern((forms[i], shape[j] if j >= 0 else -1), len(shapes))
-            continue
-        shape[i] = intern((forms[i], *[shape[j] if j >= 0 else -1 for j in ops]), len(shapes))
         read = [j for j in ops if j >= 0]
         if len(read) < 2:
             continue
@@ -154,6 +147,32 @@ def sink(
             order.append(i)
     order += before.get(n, ())
     return order
+
+
+SHAPE_DEPTH = 4
+"""How deep `sink` compares two statements' expressions: a chain's states (an RNN's)
+differ in their whole trees, not in their last few levels."""
+
+
+def _shapes(forms: list[int], operands: list[list[int]], movable: Sequence[bool]) -> list[int]:
+    """Each movable statement's shape: its expression's `SHAPE_DEPTH` levels.
+
+    Inputs aside: equal numbers, equal shapes. Other statements are their own shape.
+    """
+    n = len(forms)
+    own = list(range(-2, -2 - n, -1))
+    shapes: dict[tuple[int, ...], int] = {}
+    intern = shapes.setdefault
+    shape = [intern((forms[i],), len(shapes)) if movable[i] else own[i] for i in range(n)]
+    for _ in range(SHAPE_DEPTH):
+        below = shape
+        shape = [
+            intern((forms[i], *[below[j] if j >= 0 else -1 for j in operands[i]]), len(shapes))
+            if movable[i]
+            else own[i]
+            for i in range(n)
+        ]
+    return shape
 
 
 def permute(
