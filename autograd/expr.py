@@ -602,7 +602,9 @@ def evaluate(expr: Expr, env: Mapping[str, Scalar]) -> Scalar:
     """Evaluate with the engine's ops; a subexpression object used twice is built once.
 
     Numbers become `Const` nodes, so ``2 ** 0.5`` takes the same paths as in
-    user code. Raises `KeyError` for a name missing from ``env``.
+    user code; a signed number too (``x ** -0.5`` has the constant exponent
+    ``-0.5``, as Python compiles it). Raises `KeyError` for a name missing
+    from ``env``.
 
     >>> from autograd import Leaf
     >>> evaluate(parse("x * x + 1"), {"x": Leaf(3.0)})
@@ -615,6 +617,8 @@ def evaluate(expr: Expr, env: Mapping[str, Scalar]) -> Scalar:
                 memo[id(e)] = Const(v)
             case Var(name=name):
                 memo[id(e)] = env[name]
+            case Neg(x=Num(value=v)):  # a signed literal: one number, as Python compiles it
+                memo[id(e)] = Const(-v)
             case Neg(x=x):
                 memo[id(e)] = -memo[id(x)]
             case Binary(op=op, x=x, y=y):

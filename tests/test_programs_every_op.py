@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 
 import pytest
-from hypothesis import assume, find, given, settings
+from hypothesis import assume, example, find, given, settings
 from hypothesis import strategies as st
 
 from autograd import Leaf, Node
@@ -20,6 +20,7 @@ from autograd.cli import main
 from autograd.expr import (
     BINARY_FUNCTIONS,
     COMPARISONS,
+    Binary,
     Call2,
     CompareName,
     Expr,
@@ -130,6 +131,7 @@ def test_deep_where_nesting_counts_toward_the_limit() -> None:
 
 
 @given(expressions(ops=ALL_OPS, max_nodes=12))
+@example(Binary("**", Var("x"), Num(-0.5)))  # text writes (-0.5): Neg(Num(0.5)) read back
 def test_source_text_reads_back_to_the_same_numbers(e: Expr) -> None:
     # Text has no shared subexpressions: one object used twice is one node of the graph, and
     # its cotangents add up in another order than two nodes' (hypot(s, s) with s = sqrt(x):
@@ -143,6 +145,20 @@ def test_source_text_reads_back_to_the_same_numbers(e: Expr) -> None:
     assert program_bits(reference(again, inputs, hessian=True)) == program_bits(
         reference(e, inputs, hessian=True)
     )
+
+
+@pytest.mark.parametrize("text", ["x ** -0.5", "x ** -2", "x * -0.0", "-1.5 ** x", "x ** -inf"])
+def test_a_signed_number_is_one_constant_as_python_compiles_it(text: str) -> None:
+    """``x ** -0.5`` parses as Python's AST does (a sign applied to 0.5), and evaluates as
+    Python compiles it: the constant -0.5, so it takes user code's paths (a constant
+    exponent: `Pow`), with user code's bits."""
+    x = Leaf(0.75)
+    python = eval(text, {"x": x, "inf": math.inf})  # the test's own literals
+    got = evaluate(parse(text), {"x": x})
+    assert isinstance(got, Node)
+    assert isinstance(python, Node)
+    assert type(got) is type(python)
+    assert got.value.hex() == python.value.hex()  # (hex keeps the sign of a zero)
 
 
 # ---- JSON ------------------------------------------------------------------------------
