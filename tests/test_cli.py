@@ -22,7 +22,7 @@ from typing import NoReturn
 from unittest import mock
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import autograd.cli
@@ -30,6 +30,7 @@ import autograd.demo
 import autograd.viz  # imported now: importing compiles, and the fuzz forbids compile
 from autograd.cli import build_parser, main
 from autograd.expr import (
+    COMPARISONS,
     FUNCTIONS,
     MAX_SHOWN,
     Binary,
@@ -791,7 +792,12 @@ def _from_ast(node: ast.expr, text: str) -> Expr | None:
             return None if x is None else Call(fn, x)
         case ast.Name(id="inf" | "nan" as name):
             return Num(float(name))
-        case ast.Name(id=name) if name.isascii() and name not in FUNCTIONS and name[:2] != "__":
+        case ast.Name(id=name) if (
+            name.isascii()
+            and name not in FUNCTIONS
+            and name not in COMPARISONS
+            and name[:2] != "__"
+        ):  # (a comparison's name is where's first argument only: the grammar is narrower)
             return Var(name)
         case ast.Constant(value=int() | float()) if not isinstance(node.value, bool):
             value = _oracle_decimal(ast.get_source_segment(text, node) or "")
@@ -1150,6 +1156,7 @@ _SOUP = st.lists(st.sampled_from(_TOKENS), min_size=1, max_size=25).map("".join)
 
 @settings(max_examples=400, deadline=None)
 @given(text=st.one_of(_grammar_text(), _mutated(), _SOUP))
+@example(text="tanh(-x + 0.5) + ne-an + x")  # ``ne``: a comparison, refused as a name
 def test_parse_reads_text_as_python_does(text: str) -> None:
     python = _python_reading(text)
     try:
