@@ -34,6 +34,7 @@ node by node).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import itemgetter
 from typing import cast
 
 from autograd.compiler import periods
@@ -51,6 +52,10 @@ stream i's, ``("o", i)`` its item of an earlier run's values i (`Period.lists`).
 _Outside = tuple[int, str | list[Piece], bool]
 """A run's node j's cotangents from outside it: one name, or a stream in pieces (`pieces`);
 and whether a stream's item is its own iteration's (else the iteration before's)."""
+
+
+_node = itemgetter(0)
+"""An ordered equation's node."""
 
 
 class _Run:
@@ -327,16 +332,18 @@ class BackwardLoops(Writer):
             if x in before
         }
         out: list[_Outside] = []
-        for j in range(per.size):
+        size = per.size
+        for j in range(size):
             for own in (False, True):  # a parameter, else a stream at its own iteration
-                seq = [
-                    pending.get(x) or cot.get(x)
-                    for x in (
-                        order[per.first(q + own) + j][0] for q in range(t - 2, periods.HEAD - 2, -1)
-                    )
-                ]
+                at = per.first(periods.HEAD - 1 + own) + j  # iterations HEAD - 1 to t - 2
+                nodes = list(map(_node, order[at : per.first(t - 1 + own) + j : size]))
+                nodes.reverse()  # last first  (a long run's every node: at C speed)
+                if pending and not pending.keys().isdisjoint(nodes):
+                    seq = [pending.get(x) or cot.get(x) for x in nodes]
+                else:
+                    seq = list(map(cot.get, nodes))
                 first = seq[0]
-                if not own and all(v == first for v in seq) and not isinstance(first, tuple):
+                if not own and seq.count(first) == len(seq) and not isinstance(first, tuple):
                     if first is not None:
                         out.append((j, first, False))
                     break
@@ -504,11 +511,8 @@ def _needed(order: list[Ordered], per: periods.Period, needs: set[Node]) -> list
     Such a node is swept at every looped iteration; what it adds where it is
     not needed is dead.
     """
-    needed = [False] * per.size
-    for p in range(per.first(periods.HEAD), per.first(per.count - periods.TAIL)):
-        if order[p][0] in needs:
-            needed[(p - per.start) % per.size] = True
-    return needed
+    lo, hi, size = per.first(periods.HEAD), per.first(per.count - periods.TAIL), per.size
+    return [not needs.isdisjoint(map(_node, order[lo + j : hi : size])) for j in range(size)]
 
 
 def _carried(
