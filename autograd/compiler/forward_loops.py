@@ -206,10 +206,23 @@ class ForwardLoops(Writer):
                 return False  # plain numbers and variables mixed: the iterations differ
         if not variables or not self.sweep_loops:
             return True
-        readers = collections.Counter(
-            x for _, ins in order for x in dict.fromkeys(ins) if x in variables
-        )
+        readers = self._input_readers(order)
         return all(readers[x] == 1 for x in variables)
+
+    def _input_readers(self, order: list[Ordered]) -> collections.Counter[Node]:
+        """How many nodes of ``order`` read each input.
+
+        Counted once an order: a wide program's runs each ask, and its order
+        is 200,000 nodes.
+        """
+        if self.readers_of is not None and self.readers_of[0] is order:
+            return self.readers_of[1]
+        inputs = set(self.input_nodes)
+        readers = collections.Counter(
+            x for _, ins in order for x in dict.fromkeys(ins) if x in inputs
+        )
+        self.readers_of = (order, readers)
+        return readers
 
     def _list_streams(
         self, order: list[Ordered], per: periods.Period

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import struct
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import cast
 
@@ -156,6 +157,8 @@ class Writer:
     """Cotangents that are items of a backward loop's list (`BackwardLoops._given`): the
     list's name, where; named by a statement when the sweep reads one (`_unpend`), or
     streamed by the loop of the run they belong to (`_outside`)."""
+    readers_of: tuple[list[Ordered], Counter[Node]] | None
+    """An order, and how many of its nodes read each input (`ForwardLoops._input_readers`)."""
     stacks: list[tuple[dict[Node, int], list[Period], list[Ordered]]]
     """Per order whose runs were rolled with their values kept (`forward`'s ``stacked``):
     where its nodes are, and its rolled runs (`_looped`)."""
@@ -253,6 +256,7 @@ class Writer:
         self.loops = {}
         self.elements = {}
         self.pending = {}
+        self.readers_of = None
         self.stacks = []
         self.sweep_loops = True
         self.reroll_left = True
