@@ -73,7 +73,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, assert_never, cast
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 import autograd
@@ -258,6 +258,10 @@ _KINK_AT_ONE = _op_classes("Arcsin", "Arccos")
 """arcsin, arccos: an infinite slope at 1, nan beyond."""
 
 
+_LEAST = math.ulp(0.0)
+"""The least positive float: what an error bound too small to be a float rounds up to."""
+
+
 def error_bounds(roots: Iterable[Node]) -> dict[Node, float]:
     """A first-order bound on each node's rounding error (running error analysis)."""
     bound: dict[Node, float] = {}
@@ -272,10 +276,10 @@ def error_bounds(roots: Iterable[Node]) -> dict[Node, float]:
             local = 0.0 if _exact(node) or not math.isfinite(v) else math.ulp(v)
             local *= 2.0 if isinstance(node, _TRANSCENDENTAL) else 1.0
             partials = (1.0,) if isinstance(node, Relu) else node.vjp(1.0, float_view)
-            propagated = sum(
-                abs(d) * bound[x]
+            propagated = sum(  # rounded up: a bound that underflows is the least float,
+                max(abs(d) * bound[x], _LEAST)  # not zero (a zero's sign is then unsure)
                 for x, d in zip(ins, partials, strict=True)
-                if d is not None and bound[x] != 0.0
+                if d and bound[x] != 0.0
             )
             bound[node] = local + propagated if not math.isnan(propagated) else math.inf
     return bound
@@ -458,6 +462,10 @@ def programs_with_inputs(draw: st.DrawFn) -> tuple[Expr, dict[str, float]]:
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 @given(programs_with_inputs())
+@example(  # d/dx of c / x underflows to a zero; torch.div's Hessian has 0.0, ours -0.0 (the
+    # true value's sign): an error bound rounded up to the least float, not to zero
+    (Call("sigmoid", Binary("/", Num(-2.2250738585072014e-308), Var("x"))), {"x": 1e200})
+)
 def test_values_gradients_and_hessians_match_pytorch(case: tuple[Expr, dict[str, float]]) -> None:
     assume(check_program(*case))
 
