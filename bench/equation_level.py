@@ -1,0 +1,88 @@
+"""First and later calls of programs `jit` rolls at the equation level.
+
+Run: ``python bench/equation_level.py [--only NAME,...]`` (about a minute). Each
+program runs in this process once: its first call (trace, compile, run), then
+the median of 7 later calls, and whether the values match eager bit for bit.
+Compare checkouts by running it from each, one after the other.
+"""
+
+import argparse
+import random
+import statistics
+import time
+from collections.abc import Callable
+
+import autograd as ag
+
+Scalar = ag.Scalar
+
+
+def tanh_sum(ws: list[Scalar], xs: list[Scalar]) -> Scalar:
+    """A wide sum of terms with a slope of their own: by depth, loops both ways."""
+    return ag.sum([ag.tanh(w * x) for w, x in zip(ws, xs, strict=True)])
+
+
+def sin_sum(ws: list[Scalar], xs: list[Scalar]) -> Scalar:
+    return ag.sum([ag.sin(w) * x for w, x in zip(ws, xs, strict=True)])
+
+
+def rnn_losses(w: Scalar, xs: list[Scalar]) -> Scalar:
+    """A loss at every step of an RNN: the sum's joins sunk, the steps one loop."""
+    h, states = w, []
+    for x in xs:
+        h = ag.tanh(h * x + 0.25)
+        states.append(h)
+    return ag.sum([ag.sin(s * 1.5) for s in states])
+
+
+def points_net(w: list[list[Scalar]], xs: list[list[float]], ys: list[float]) -> Scalar:
+    """A 2-16-1 net's mean hinge loss over data points: each point one iteration."""
+    losses = []
+    for x, y in zip(xs, ys, strict=True):
+        h = [ag.tanh(ag.dot(n[:2], x) + n[2]) for n in w[:-1]]
+        out = ag.dot(w[-1][:-1], h) + w[-1][-1]
+        losses.append(ag.relu(1.0 - y * out))
+    return ag.mean(losses)
+
+
+def _cases() -> dict[str, tuple[Callable[..., Scalar], tuple[object, ...]]]:
+    rng = random.Random(4)
+    ws = [rng.uniform(-1, 1) for _ in range(100_000)]
+    xs = [rng.uniform(-1, 1) for _ in range(100_000)]
+    steps = [((i * 7919) % 1013) / 337.0 - 1.5 for i in range(20_000)]
+    net = [[rng.uniform(-1, 1) for _ in range(3)] for _ in range(16)]
+    net.append([rng.uniform(-1, 1) for _ in range(17)])
+    points = [[rng.uniform(-2, 2) for _ in range(2)] for _ in range(100)]
+    labels = [rng.choice([-1.0, 1.0]) for _ in range(100)]
+    return {
+        "tanh_sum": (tanh_sum, (ws, xs)),
+        "sin_sum": (sin_sum, (ws, xs)),
+        "rnn_losses": (rnn_losses, (0.3, steps)),
+        "points_net": (points_net, (net, points, labels)),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default="", help="comma-separated program names")
+    only = {n for n in parser.parse_args().only.split(",") if n}
+    print("| program | first call | later (median of 7) | bits as eager |")
+    print("|---|---|---|---|")
+    for name, (f, args) in _cases().items():
+        if only and name not in only:
+            continue
+        jitted = ag.jit(ag.value_and_grad(f))
+        t = time.perf_counter()
+        got = jitted(*args)
+        first = time.perf_counter() - t
+        later = []
+        for _ in range(7):
+            t = time.perf_counter()
+            jitted(*args)
+            later.append(time.perf_counter() - t)
+        same = repr(got) == repr(ag.value_and_grad(f)(*args))
+        print(f"| {name} | {first:.2f} s | {statistics.median(later) * 1e3:.2f} ms | {same} |")
+
+
+if __name__ == "__main__":
+    main()
