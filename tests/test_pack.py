@@ -17,7 +17,7 @@ import struct
 from collections.abc import Callable, Collection, Sequence
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import autograd as ag
@@ -236,6 +236,7 @@ def test_pack_keeps_every_value_and_makes_packs() -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(st.integers(min_value=0, max_value=2**32))
+@example(505855)  # a select on one condition for all examples, one operand a pack's rows
 def test_pack_keeps_every_value_on_any_program(seed: int) -> None:
     """Packs of any size; odd seeds cut groups into packs of a few rows (`most`), as a large
     batch's `Options.pack_elements` does, so a layer reads rows from several packs."""

@@ -68,10 +68,18 @@ def _elementwise(
 
 
 def _select(c: object, a: Value, b: Value) -> Value:
-    """``a if c else b``, element by element when ``c`` is an array."""
+    """``a if c else b``, element by element when ``c`` is an array.
+
+    One ``c`` for all examples picks one operand; where the other is a pack
+    (`pack`: rows of examples' values), the one picked is each row's value.
+    """
     if isinstance(c, np.ndarray):
         return np.where(c, a, b)
-    return a if c else b
+    picked, other = (a, b) if c else (b, a)
+    if isinstance(other, np.ndarray) and other.ndim > 1 and np.ndim(picked) < other.ndim:
+        shape = np.broadcast_shapes(np.shape(picked), other.shape)
+        return np.array(np.broadcast_to(picked, shape))
+    return picked
 
 
 def _and(*cs: Value) -> Value:
