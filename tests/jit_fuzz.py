@@ -526,7 +526,7 @@ def _leaves(tree: object) -> list[Scalar]:
 EVERY_RUN: dict[str, Any] = {"reroll_from": 0, "min_reps": 2, "min_statements": 2, "stride": 1}
 """`Options` that make `reroll` roll every run it can, however short (it waits for big programs)."""
 
-EVERY_PERIOD: dict[str, Any] = {"loops_from": 0, "min_looped": 1}
+EVERY_PERIOD: dict[str, Any] = {"loops_from": 0, "min_run": 0, "min_looped": 1}
 """`Options` that make `compiler.periods` roll every run of nodes it finds (it waits for big
 graphs)."""
 

@@ -9,6 +9,7 @@ and none that must not roll does.
 
 from __future__ import annotations
 
+import random
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -29,7 +30,7 @@ from jitting import jit, use
 from test_reroll import generated_sources
 
 STEPS = 40
-SMALL_RUNS = Options(loops_from=0, min_looped=1)
+SMALL_RUNS = Options(loops_from=0, min_run=0, min_looped=1)
 """Every run of nodes rolled, however short (by default only long ones are)."""
 
 
@@ -407,9 +408,10 @@ def test_a_run_of_too_few_nodes_is_left_to_reroll(
     sources: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     use(monkeypatch, DEFAULT)
-    n = DEFAULT.loops_from // 3 - 100  # a few fewer
-    got = jit(ag.value_and_grad(chain), static_argnums=1)(0.5, n)
-    assert bits(got) == bits(ag.value_and_grad(chain)(0.5, n))
+    # a few fewer nodes (three a step); with the weights' sums, `reroll_from` statements
+    n = DEFAULT.loops_from // 3 - 10
+    got = jit(ag.value_and_grad(rnn), static_argnums=1)([0.8, 0.1], n)
+    assert bits(got) == bits(ag.value_and_grad(rnn)([0.8, 0.1], n))
     assert not any(s.startswith("def fwd_loop") for s in sources)
     assert any(s.startswith("def loop") for s in sources)  # `reroll`'s
 
@@ -470,13 +472,31 @@ def test_a_node_that_is_the_previous_iterations_value_is_not_rolled(
     assert not any(s.startswith("def fwd_loop") for s in sources)
 
 
+def test_a_wide_sum_rolls_every_level_of_min_run_additions_at_the_equation_level(
+    sources: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A dot of 3,000 pairs: in depth order its products and each level of its sum with
+    `Options.min_run` (64) additions or more are a loop (1,500 down to 93: five), the rest
+    of its 6,000 equations straight, and no statement is left for `reroll` to roll."""
+    use(monkeypatch, DEFAULT)
+    rng = random.Random(5)
+    ws = [rng.uniform(-1, 1) for _ in range(3000)]
+    xs = [rng.uniform(-1, 1) for _ in range(3000)]
+    got = jit(ag.value_and_grad(ag.dot))(ws, xs)
+    assert bits(got) == bits(ag.value_and_grad(ag.dot)(ws, xs))
+    assert sum(s.startswith("def fwd_loop") for s in sources) == 6
+    assert sum(s.startswith("def bwd_loop") for s in sources) >= 1
+    assert not any(s.startswith("def loop") for s in sources)  # `reroll`'s
+    assert sum(s.count("\n") for s in sources) < 600  # not 15,000 statements
+
+
 def test_a_wide_sum_is_written_by_depth_unless_its_sweep_reads_the_terms(
     sources: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """By depth, a value a loop kept is an item of its list, taken on its own where the
     sweep reads it: ``tanh``'s rule reads each term's value, ``dot``'s rules none."""
     use(monkeypatch, DEFAULT)
-    n = DEFAULT.loops_from * 8  # the levels of 2,000 sums or more roll: 94% of the tree
+    n = DEFAULT.loops_from * 8  # the levels of `min_run` (64) sums or more roll
     ws: list[Scalar] = [0.001 * i - 8.0 for i in range(n)]
     xs = ws[::-1]
 

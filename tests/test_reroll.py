@@ -486,7 +486,8 @@ def test_a_wide_balanced_sum_rolls_level_by_level_and_returns_its_gradients_as_a
     """W4's shape: ``dot(ws, xs)`` traces depth first (products between the tree's additions);
     rolled by depth, the products, each level of the tree and the backward sweep are loops,
     and the 3,000 gradients are returned as one slice of the sweep's list."""
-    monkeypatch.undo()  # the default thresholds
+    monkeypatch.undo()  # the default thresholds, but no run of nodes rolled first
+    use(monkeypatch, ROLLED_LATE)
     sources = generated_sources(monkeypatch)
     rng = random.Random(4)
     ws = [rng.uniform(-1, 1) for _ in range(3000)]

@@ -23,7 +23,7 @@ from autograd.compiler.jit import FALLBACKS
 from autograd.compiler.options import Options
 from autograd.core.nodes import Scalar
 
-EVERY_RUN = Options(loops_from=0, min_looped=1)
+EVERY_RUN = Options(loops_from=0, min_run=0, min_looped=1)
 """Every run of nodes rolled, however short (by default only runs of 2,000 nodes are)."""
 
 

@@ -110,8 +110,9 @@ class ForwardPass(ForwardLoops):
     ) -> tuple[list[Ordered], list[int], list[periods.Period]]:
         """The order the equations are written in, their keys' numbers, and its runs.
 
-        In a scalar program from `Options.loops_from` equations: by depth (a wide
-        sum), as traced, or with a sum over data points' joins sunk.
+        In a scalar program from `Options.loops_from` equations (runs of
+        `Options.min_run` or more): by depth (a wide sum), as traced, or with a
+        sum over data points' joins sunk.
         """
         w = self.walk
         if not self.rolls or len(w.order) < self.options.loops_from:

@@ -72,11 +72,14 @@ class Options:
     keep its runs however few equations they hold (`tests/jit_fuzz.py --sink`)."""
     release_size: int = attrs.field(default=1024, validator=_at_least(0))
     """Batches from this size on clear each register holding a dead array."""
-    loops_from: int = attrs.field(default=2_000, validator=_at_least(0))
-    """Fewest nodes a graph (and a run in it) has for runs to be rolled before statements
-    are written (`compiler.periods`); smaller runs are left to `reroll`."""
+    loops_from: int = attrs.field(default=1_000, validator=_at_least(0))
+    """Fewest nodes a graph has for its runs to be rolled before statements are written
+    (`compiler.periods`); a smaller graph's statements are left to `reroll`."""
     min_looped: int = attrs.field(default=16, validator=_at_least(1))
     """Fewest iterations `compiler.periods` writes a loop for."""
+    min_run: int = attrs.field(default=64, validator=_at_least(0))
+    """Fewest equations (iterations times an iteration's) `compiler.periods` writes a loop
+    for: a wide sum's levels of 64 additions or more roll in depth order."""
     settle: int = attrs.field(default=16, validator=_at_least(0))
     """Iterations a rolled run's backward loop sweeps, at most, looking for the pattern of
     its cotangents to repeat (`backward_loops`): those before are written straight, and

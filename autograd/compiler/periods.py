@@ -104,7 +104,7 @@ def find(
             forms,
             operands,
             least,
-            max(least, options.loops_from),
+            max(least, options.min_run),
             options,
             lists=stacked,
             long=kept,
