@@ -1,9 +1,11 @@
 """First and later calls of programs `jit` rolls at the equation level.
 
-Run: ``python bench/equation_level.py [--only NAME,...]`` (about a minute). Each
+Run: ``python bench/equation_level.py [--mid] [--only NAME,...]`` (about a minute). Each
 program runs in this process once: its first call (trace, compile, run), then
 the median of 7 later calls, and whether the values match eager bit for bit.
-Compare checkouts by running it from each, one after the other.
+Compare checkouts by running it from each, one after the other. ``--mid`` runs
+programs of 1,000 to 15,000 nodes instead, near `Options.loops_from` and
+`Options.min_run`, where the equation level and `reroll` share the work.
 """
 
 import argparse
@@ -45,6 +47,44 @@ def points_net(w: list[list[Scalar]], xs: list[list[float]], ys: list[float]) ->
     return ag.mean(losses)
 
 
+def chain(x: Scalar, steps: list[float]) -> Scalar:
+    for _ in steps:
+        x = ag.tanh(0.9 * x + 0.1)
+    return x
+
+
+def rnn(w: list[Scalar], xs: list[float]) -> Scalar:
+    h: Scalar = 0.3
+    for x in xs:
+        h = ag.tanh(w[0] * h + w[1] * x)
+    return h
+
+
+def _mid_cases() -> dict[str, tuple[Callable[..., Scalar], tuple[object, ...]]]:
+    rng = random.Random(5)
+    ws = [rng.uniform(-1, 1) for _ in range(5_000)]
+    xs = [rng.uniform(-1, 1) for _ in range(5_000)]
+    steps = [((i * 7919) % 1013) / 337.0 - 1.5 for i in range(400)]
+    net = [[rng.uniform(-1, 1) for _ in range(3)] for _ in range(16)]
+    net.append([rng.uniform(-1, 1) for _ in range(17)])
+    points = [[rng.uniform(-2, 2) for _ in range(2)] for _ in range(20)]
+    labels = [rng.choice([-1.0, 1.0]) for _ in range(20)]
+
+    def dot(ws: list[Scalar], xs: list[Scalar]) -> Scalar:
+        return ag.dot(ws, xs)
+
+    return {
+        "dot_1000": (dot, (ws[:1_000], xs[:1_000])),
+        "dot_2000": (dot, (ws[:2_000], xs[:2_000])),
+        "dot_5000": (dot, (ws, xs)),
+        "tanh_sum_2000": (tanh_sum, (ws[:2_000], xs[:2_000])),
+        "chain_400": (chain, (0.5, steps)),
+        "rnn_400": (rnn, ([0.8, 0.1], steps)),
+        "rnn_losses_400": (rnn_losses, (0.3, steps)),
+        "points_net_20": (points_net, (net, points, labels)),
+    }
+
+
 def _cases() -> dict[str, tuple[Callable[..., Scalar], tuple[object, ...]]]:
     rng = random.Random(4)
     ws = [rng.uniform(-1, 1) for _ in range(100_000)]
@@ -65,10 +105,12 @@ def _cases() -> dict[str, tuple[Callable[..., Scalar], tuple[object, ...]]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="comma-separated program names")
-    only = {n for n in parser.parse_args().only.split(",") if n}
+    parser.add_argument("--mid", action="store_true", help="the mid-sized programs")
+    ns = parser.parse_args()
+    only = {n for n in ns.only.split(",") if n}
     print("| program | first call | later (median of 7) | bits as eager |")
     print("|---|---|---|---|")
-    for name, (f, args) in _cases().items():
+    for name, (f, args) in (_mid_cases() if ns.mid else _cases()).items():
         if only and name not in only:
             continue
         jitted = ag.jit(ag.value_and_grad(f))
@@ -81,7 +123,8 @@ def main() -> None:
             jitted(*args)
             later.append(time.perf_counter() - t)
         same = repr(got) == repr(ag.value_and_grad(f)(*args))
-        print(f"| {name} | {first:.2f} s | {statistics.median(later) * 1e3:.2f} ms | {same} |")
+        later_ms = statistics.median(later) * 1e3
+        print(f"| {name} | {first * 1e3:.1f} ms | {later_ms:.3f} ms | {same} |")
 
 
 if __name__ == "__main__":
