@@ -1,8 +1,8 @@
 """jit against eager where the graph is big and nested: what issue-28's scale items measure.
 
 A chain ``x = tanh(0.9 x + 0.1)`` of N steps, under ``hessian`` and under
-``vmap(grad)`` (two examples, looped; eight, one NumPy batch): eager, the jitted first call (trace and
-compile) and a later jitted call, each in a fresh process with its peak
+``vmap(grad)`` (two examples, looped; eight, one NumPy batch): eager, the jitted
+first call (trace and compile) and a later jitted call, each in a fresh process with its peak
 resident memory, so one row's heap does not carry into the next.
 
     python bench/scale.py [steps ...]      (default: 1000 10000)

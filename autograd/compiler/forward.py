@@ -115,17 +115,24 @@ class ForwardPass(ForwardLoops):
         sum over data points' joins sunk.
         """
         w = self.walk
-        if not self.rolls or len(w.order) < self.options.loops_from:
+        opts = self.options
+        if not self.rolls or len(w.order) < opts.loops_from:
             return w.order, w.forms, []
-        wide = None if self.options.sink_always else self._by_depth(stacked)
-        if wide is not None:  # written in depth order, runs' values kept in lists
-            return wide
         found = self._runs(stacked, named)
-        # a sum of small terms, half of whose equations roll in depth order, has as many
-        # joins as terms: sunk, they would read the loops' lists one by one
-        sunk = None if found or self.depth_looped >= 0.5 else self._sunk()
-        if sunk is not None:  # a loss over data points: each point's network a run
-            return sunk
+        looped = sum(per.looped * per.size for per in found)
+        # an RNN reading its data (``w * x`` a step) looks wide too, but as traced each step
+        # is one iteration: by depth, the products would be a loop of their own
+        if opts.depth_always or looped < len(w.order) * (1 - opts.depth_gain):
+            wide = None if opts.sink_always else self._by_depth(stacked)
+            if wide is not None:  # written in depth order, runs' values kept in lists
+                return wide
+            # a sum of small terms, half of whose equations roll in depth order, has as
+            # many joins as terms: sunk, they would read the loops' lists one by one
+            sunk = None if found or self.depth_looped >= 0.5 else self._sunk()
+            if sunk is not None:  # a loss over data points: each point's network a run
+                return sunk
+        if stacked and found:
+            self.stacks.append((w.at, self.rolled, w.order))
         return w.order, w.forms, found
 
     def _runs(self, stacked: bool, named: list[Node]) -> list[periods.Period]:
@@ -147,14 +154,11 @@ class ForwardPass(ForwardLoops):
             i = bisect.bisect_left(read, per.first(periods.HEAD - 1))
             return i < len(read) and read[i] < per.first(per.count - periods.TAIL)
 
-        found = [
+        return [
             per
             for per in found
             if not per.start < end < per.first(per.count) and not reads_looped(per)
         ]
-        if stacked and found:
-            self.stacks.append((w.at, self.rolled, w.order))
-        return found
 
     def _by_depth(
         self, stacked: bool
