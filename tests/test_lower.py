@@ -57,6 +57,27 @@ def test_lower_shows_long_runs_as_loop_blocks() -> None:
     assert len(text.splitlines()) < 40
 
 
+def test_long_rows_of_names_print_as_first_dots_last() -> None:
+    """A dot of 2,000 pairs, its gradient in the first: 4,000 inputs and 2,000 gradients
+    print as four names and two, not 60,000 characters; short rows print whole."""
+    ws, xs = [0.5] * 2000, [0.25] * 2000
+    text = ag.jit(ag.value_and_grad(ag.dot)).lower(ws, xs).as_text()
+    lines = text.splitlines()
+    assert lines[0] == "{ lambda a0:var ... a1999:var a2000:float ... a3999:float. let"
+    assert "  gradients g1999 ... g0" in lines
+    assert max(map(len, lines)) < 100
+    eight = ag.jit(ag.sum).lower([1.0] * 8).as_text()
+    assert (
+        eight.splitlines()[0] == "{ lambda " + " ".join(f"a{i}:float" for i in range(8)) + ". let"
+    )
+
+    def scaled_sum(v: list[float], k: float) -> float:
+        return ag.sum(v) * k
+
+    nine = ag.jit(ag.grad(scaled_sum)).lower([1.0] * 9, 2.0).as_text()
+    assert nine.splitlines()[0] == "{ lambda a0:var ... a8:var a9:float. let"
+
+
 def test_lower_shows_guards_on_plain_numbers() -> None:
     f = ag.jit(lambda x, n: ag.where(ag.lt(n, 0.0), x, -x))
     text = f.lower(1.0, 2.0).as_text()
