@@ -60,15 +60,26 @@ def rnn(w: list[Scalar], xs: list[float]) -> Scalar:
     return h
 
 
-def _mid_cases() -> dict[str, tuple[Callable[..., Scalar], tuple[object, ...]]]:
-    rng = random.Random(5)
-    ws = [rng.uniform(-1, 1) for _ in range(5_000)]
-    xs = [rng.uniform(-1, 1) for _ in range(5_000)]
-    steps = [((i * 7919) % 1013) / 337.0 - 1.5 for i in range(400)]
+Data = tuple[
+    list[float], list[float], list[float], list[list[float]], list[list[float]], list[float]
+]
+
+
+def _data(seed: int, pairs: int, steps: int, points: int) -> Data:
+    """Weights and inputs of the sums, an RNN's inputs, and a 2-16-1 net with its points."""
+    rng = random.Random(seed)
+    ws = [rng.uniform(-1, 1) for _ in range(pairs)]
+    xs = [rng.uniform(-1, 1) for _ in range(pairs)]
+    seq = [((i * 7919) % 1013) / 337.0 - 1.5 for i in range(steps)]
     net = [[rng.uniform(-1, 1) for _ in range(3)] for _ in range(16)]
     net.append([rng.uniform(-1, 1) for _ in range(17)])
-    points = [[rng.uniform(-2, 2) for _ in range(2)] for _ in range(20)]
-    labels = [rng.choice([-1.0, 1.0]) for _ in range(20)]
+    at = [[rng.uniform(-2, 2) for _ in range(2)] for _ in range(points)]
+    labels = [rng.choice([-1.0, 1.0]) for _ in range(points)]
+    return ws, xs, seq, net, at, labels
+
+
+def _mid_cases() -> dict[str, tuple[Callable[..., Scalar], tuple[object, ...]]]:
+    ws, xs, steps, net, points, labels = _data(5, 5_000, 400, 20)
 
     def dot(ws: list[Scalar], xs: list[Scalar]) -> Scalar:
         return ag.dot(ws, xs)
@@ -86,14 +97,7 @@ def _mid_cases() -> dict[str, tuple[Callable[..., Scalar], tuple[object, ...]]]:
 
 
 def _cases() -> dict[str, tuple[Callable[..., Scalar], tuple[object, ...]]]:
-    rng = random.Random(4)
-    ws = [rng.uniform(-1, 1) for _ in range(100_000)]
-    xs = [rng.uniform(-1, 1) for _ in range(100_000)]
-    steps = [((i * 7919) % 1013) / 337.0 - 1.5 for i in range(20_000)]
-    net = [[rng.uniform(-1, 1) for _ in range(3)] for _ in range(16)]
-    net.append([rng.uniform(-1, 1) for _ in range(17)])
-    points = [[rng.uniform(-2, 2) for _ in range(2)] for _ in range(100)]
-    labels = [rng.choice([-1.0, 1.0]) for _ in range(100)]
+    ws, xs, steps, net, points, labels = _data(4, 100_000, 20_000, 100)
     return {
         "tanh_sum": (tanh_sum, (ws, xs)),
         "sin_sum": (sin_sum, (ws, xs)),

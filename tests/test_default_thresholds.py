@@ -12,6 +12,7 @@ where they are large enough to.
 
 from __future__ import annotations
 
+import functools
 import random
 import sys
 from collections.abc import Callable
@@ -26,7 +27,8 @@ from autograd.compiler.options import DEFAULT
 
 sys.path.insert(0, str(Path(__file__).parent))
 from jit_fuzz import bits  # the fuzzer is a script beside the tests
-from test_reroll import generated_sources
+from test_periods import rnn_over
+from test_reroll import chain, generated_sources
 
 Scalar = ag.Scalar
 Case = tuple[Callable[..., object], tuple[object, ...], int]
@@ -44,19 +46,6 @@ def shared(ws: list[Scalar], xs: list[Scalar]) -> Scalar:
         v = w * x
         terms.append(ag.tanh(ag.tanh(ag.tanh(x))) * v + v * 0.5 + ag.tanh(v))
     return ag.sum(terms)
-
-
-def chain(x: Scalar, steps: list[float]) -> Scalar:
-    for _ in steps:
-        x = ag.tanh(0.9 * x + 0.1)
-    return x
-
-
-def rnn(w: list[Scalar], xs: list[float]) -> Scalar:
-    h: Scalar = 0.3
-    for x in xs:
-        h = ag.tanh(w[0] * h + w[1] * x)
-    return h
 
 
 def rnn_losses(w: Scalar, xs: list[float]) -> Scalar:
@@ -86,8 +75,9 @@ def case(kind: str, n: int, rng: random.Random) -> Case:
     if kind == "shared":
         return ag.value_and_grad(shared, argnums=(0, 1)), (u[: n // 9], u[n : n + n // 9]), n
     if kind == "chain":
-        return ag.value_and_grad(chain), (u[0], u[1 : 1 + n // 3]), n
-    if kind == "rnn":
+        return ag.value_and_grad(functools.partial(chain, n=n // 3)), (u[0],), n
+    if kind == "rnn":  # every step reads its own input
+        rnn = functools.partial(rnn_over, where=(None,))
         return ag.value_and_grad(rnn), (u[:2], u[2 : 2 + n // 4]), n
     if kind == "rnn_losses":
         return ag.value_and_grad(rnn_losses), (u[0], u[1 : 1 + n // 5]), n
