@@ -78,6 +78,27 @@ def test_long_rows_of_names_print_as_first_dots_last() -> None:
     assert nine.splitlines()[0] == "{ lambda a0:var ... a8:var a9:float. let"
 
 
+def test_numbers_returned_as_they_are_are_literal_outputs() -> None:
+    """As in a jaxpr, a number the function returns without computing it is a literal
+    output, so the program's outputs are the result's numbers and `evaluate` gives them
+    all; a string leaf is no number of the program."""
+
+    def f(a: float, b: float) -> list[object]:
+        return [a * b, 2.5, a, "tag", 3]
+
+    lowered = ag.jit(f).lower(1.5, 2.0)
+    assert lowered.as_text().endswith("in (v2, 2.5, a0, 3) }")
+    assert lowered.program is not None
+    assert equations.evaluate(lowered.program, [1.5, 2.0]) == [3.0, 2.5, 1.5, 3]
+    assert ag.jit(f)(1.5, 2.0) == [3.0, 2.5, 1.5, "tag", 3]
+
+    def constant_loss(x: float) -> tuple[float, dict[str, object]]:
+        return 2.0, {"x": x, "k": -0.0}
+
+    text = ag.jit(ag.grad(constant_loss, has_aux=True)).lower(1.0).as_text()
+    assert text.endswith("gradients 0.0\n  in (2.0, a0, -0.0) }")
+
+
 def test_lower_shows_guards_on_plain_numbers() -> None:
     f = ag.jit(lambda x, n: ag.where(ag.lt(n, 0.0), x, -x))
     text = f.lower(1.0, 2.0).as_text()

@@ -115,7 +115,7 @@ def _compile_plain(
     program.forward(nodes, state.guards, stacked=True)  # no sweep: runs read later roll too
     sizes = _outputs(program, nodes, columns)
     linked = program.link([program.names[x] for x in nodes])
-    record(program, nodes, None, (), state)
+    record(program, leaves, None, (), state)
     run = _as_lists(linked, sizes)
     fixed = [_OUT if isinstance(x, _Arith) else x for x in leaves]  # keeps no node of the trace
 
@@ -149,7 +149,7 @@ def _compile_grad(
     value = [program.names[root]] if root is not None else []
     names = [*value, *grads, *(program.names[x] for x in aux_nodes)]
     linked = program.link(names)
-    record(program, aux_nodes, root, wrt, state)
+    record(program, [out, *aux_leaves], root, wrt, state)
     run = _as_lists(linked, sizes)
     chunk = program.lone if run is linked else None
     computed = root is not None  # the closure below must not keep the trace's root alive

@@ -68,12 +68,17 @@ recording: ContextVar[Record | None] = ContextVar("autograd_jit_lowering", defau
 
 def record(
     program: Program,
-    outputs: Sequence[Node],
+    outputs: Sequence[object],
     root: Node | None,
     wrt: Sequence[Node],
     state: TraceState,
 ) -> None:
-    """Under `Jitted.lower`, record ``program``'s equations (its trace's) and sources."""
+    """Under `Jitted.lower`, record ``program``'s equations (its trace's) and sources.
+
+    ``outputs`` are the result's leaves (under `grad`: the value, then aux's): a
+    node is its variable, a number a literal, as in JAX's jaxprs; a string (or
+    bytes, or a complex) is no number of the program and is left out.
+    """
     into = recording.get()
     if into is None:
         return
@@ -94,7 +99,11 @@ def record(
         backward, gradients = equations.backward(graph, names, eqns, root, wrt)
     elif wrt:
         gradients = [equations.Lit(0.0)] * len(wrt)
-    outs = [equations.atom(x, names) for x in [*([root] if root is not None else []), *outputs]]
+    outs = [
+        equations.atom(x, names) if isinstance(x, Node) else equations.Lit(x)
+        for x in outputs
+        if isinstance(x, Node | int | float)
+    ]
     into.program = equations.Program(
         tuple(vars_), tuple(eqns), tuple(outs), tuple(guards), tuple(backward), tuple(gradients)
     )
