@@ -78,19 +78,25 @@ def test_long_rows_of_names_print_as_first_dots_last() -> None:
     assert nine.splitlines()[0] == "{ lambda a0:var ... a8:var a9:float. let"
 
 
-def test_numbers_returned_as_they_are_are_literal_outputs() -> None:
-    """As in a jaxpr, a number the function returns without computing it is a literal
-    output, so the program's outputs are the result's numbers and `evaluate` gives them
-    all; a string leaf is no number of the program."""
+def test_floats_returned_as_they_are_are_literal_outputs() -> None:
+    """As in a jaxpr, a float the function returns without computing it (a float subclass
+    as NumPy's too, signed zeros and NaN kept) is a literal output, so `evaluate` gives every float
+    of the result; an int, a bool or a string is returned as it is, no float of the
+    program (an int past 2**53 is not rounded into one)."""
+
+    class Float64(float):  # as NumPy's float64: a float subclass, printed by its own repr
+        def __repr__(self) -> str:
+            return f"np.float64({float(self)!r})"
 
     def f(a: float, b: float) -> list[object]:
-        return [a * b, 2.5, a, "tag", 3]
+        return [a * b, 2.5, a, "tag", 2**60, True, Float64(-0.0), math.nan]
 
     lowered = ag.jit(f).lower(1.5, 2.0)
-    assert lowered.as_text().endswith("in (v2, 2.5, a0, 3) }")
+    assert lowered.as_text().endswith("in (v2, 2.5, a0, -0.0, nan) }")
     assert lowered.program is not None
-    assert equations.evaluate(lowered.program, [1.5, 2.0]) == [3.0, 2.5, 1.5, 3]
-    assert ag.jit(f)(1.5, 2.0) == [3.0, 2.5, 1.5, "tag", 3]
+    got = equations.evaluate(lowered.program, [1.5, 2.0])
+    assert [bits(v) for v in got] == [bits(v) for v in [3.0, 2.5, 1.5, -0.0, math.nan]]
+    assert ag.jit(f)(1.5, 2.0)[:6] == [3.0, 2.5, 1.5, "tag", 2**60, True]
 
     def constant_loss(x: float) -> tuple[float, dict[str, object]]:
         return 2.0, {"x": x, "k": -0.0}

@@ -76,8 +76,9 @@ def record(
     """Under `Jitted.lower`, record ``program``'s equations (its trace's) and sources.
 
     ``outputs`` are the result's leaves (under `grad`: the value, then aux's): a
-    node is its variable, a number a literal, as in JAX's jaxprs; a string (or
-    bytes, or a complex) is no number of the program and is left out.
+    node is its variable, a float (a NumPy one too) a literal, as in JAX's jaxprs.
+    Any other leaf (an int or a bool, a string, bytes, a complex) is returned as it
+    is, no float of the program, and is left out.
     """
     into = recording.get()
     if into is None:
@@ -100,9 +101,9 @@ def record(
     elif wrt:
         gradients = [equations.Lit(0.0)] * len(wrt)
     outs = [
-        equations.atom(x, names) if isinstance(x, Node) else equations.Lit(x)
+        equations.atom(x, names) if isinstance(x, Node) else equations.Lit(float(x))
         for x in outputs
-        if isinstance(x, Node | int | float)
+        if isinstance(x, Node | float)
     ]
     into.program = equations.Program(
         tuple(vars_), tuple(eqns), tuple(outs), tuple(guards), tuple(backward), tuple(gradients)
