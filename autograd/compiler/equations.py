@@ -474,7 +474,7 @@ def find_loops(eqns: Sequence[Eqn], outside: Sequence[Var]) -> list[periods.Peri
 
 
 def _text(p: Program) -> str:
-    lines = ["{ lambda " + " ".join(_spans([_decl(v) for v in p.inputs])) + ". let"]
+    lines = ["{ lambda " + " ".join(_spans(p.inputs, lambda v: _decl(cast(Var, v)))) + ". let"]
     lines += _block(p.eqns, find_loops(p.eqns, p.inputs), "    ")
     for guard in p.guards:
         test = f"{_show(guard.x)} {COMPARE_SYMBOLS[guard.op]} {_show(guard.y)}"
@@ -483,8 +483,8 @@ def _text(p: Program) -> str:
         lines.append("  backward (the cotangent of the output starts at 1.0)")
         outside = [*p.inputs, *(e.outs[0] for e in p.eqns)]
         lines += _block(p.backward, find_loops(p.backward, outside), "    ")
-        lines.append("  gradients " + " ".join(_spans([_show(a) for a in p.gradients])))
-    lines.append("  in (" + ", ".join(_spans([_show(a) for a in p.outputs])) + ") }")
+        lines.append("  gradients " + " ".join(_spans(p.gradients, _show)))
+    lines.append("  in (" + ", ".join(_spans(p.outputs, _show)) + ") }")
     return "\n".join(lines)
 
 
@@ -505,33 +505,38 @@ def _block(eqns: Sequence[Eqn], loops: list[periods.Period], indent: str) -> lis
 
 
 SPANS = 8
-"""More names than this in a row (``a0:var a1:var ...``, ``g9 g8 ...``) print as the first,
-``...`` and the last."""
+"""More variables than this in a row (``a0:var a1:var ...``, ``g9 g8 ...``) print as the
+first, ``...`` and the last."""
 
 
-def _spans(words: Sequence[str]) -> list[str]:
-    """``words`` with each long row of names numbered one apart (one kind) shortened."""
+def _spans(atoms: Sequence[Atom], show: Callable[[Atom], str]) -> list[str]:
+    """Each atom shown, a long row of variables of one kind numbered one apart shortened.
 
-    def parts(w: str) -> tuple[str, int, str] | None:
-        name, _, kind = w.partition(":")
-        head = name.rstrip("0123456789")
-        return (head, int(name[len(head) :]), kind) if head != name else None
+    A variable's kind is its letter (``a``, ``v``, ``g``), `Var.plain` and `Var.batch`;
+    its number, what follows the letter (`equations_of` and `backward` name them so).
+    """
+
+    def kind(a: Atom) -> tuple[object, ...] | None:
+        return (a.name[0], a.plain, a.batch) if type(a) is Var else None
+
+    def number(a: Atom) -> int:
+        return int(cast(Var, a).name[1:])
 
     shown: list[str] = []
     i = 0
-    while i < len(words):
-        j, a = i + 1, parts(words[i])
-        if a is not None and i + 1 < len(words) and (b := parts(words[i + 1])) is not None:
-            step = b[1] - a[1]
+    while i < len(atoms):
+        j = i + 1
+        if kind(atoms[i]) is not None and j < len(atoms) and kind(atoms[j]) == kind(atoms[i]):
+            step = number(atoms[j]) - number(atoms[i])
             while (
                 step in (1, -1)
-                and j < len(words)
-                and (c := parts(words[j])) is not None
-                and (c[0], c[2]) == (a[0], a[2])
-                and c[1] == a[1] + step * (j - i)
+                and j < len(atoms)
+                and kind(atoms[j]) == kind(atoms[i])
+                and number(atoms[j]) == number(atoms[i]) + step * (j - i)
             ):
                 j += 1
-        shown += words[i:j] if j - i <= SPANS else [words[i], "...", words[j - 1]]
+        row = [show(a) for a in atoms[i:j]]
+        shown += row if len(row) <= SPANS else [row[0], "...", row[-1]]
         i = j
     return shown
 

@@ -119,7 +119,7 @@ class ForwardPass(ForwardLoops):
         if not self.rolls or len(w.order) < opts.loops_from:
             return w.order, w.forms, []
         found = self._runs(stacked, named)
-        looped = sum(per.looped * per.size for per in found)
+        looped = periods.looped(found)
         # an RNN reading its data (``w * x`` a step) looks wide too, but as traced each step
         # is one iteration: by depth, the products would be a loop of their own
         if opts.depth_always or looped < len(w.order) * (1 - opts.depth_gain):
@@ -191,7 +191,7 @@ class ForwardPass(ForwardLoops):
         perm = sorted(range(len(depth)), key=depth.__getitem__)
         forms, operands = self._permute(perm)
         found = periods.find(forms, operands, opts, stacked=True)
-        looped = sum(per.looped * per.size for per in found)
+        looped = periods.looped(found)
         self.depth_looped = looped / max(1, len(perm))
         if not found or (looped < len(perm) * (1 - opts.depth_gain) and not opts.depth_always):
             return None
@@ -288,7 +288,7 @@ class ForwardPass(ForwardLoops):
             for per in periods.find(forms, operands, self.options, stacked=True, kept=True)
             if per.first(per.count) <= end or per.start >= end
         ]
-        looped = sum(per.looped * per.size for per in found)
+        looped = periods.looped(found)
         if looped < n * (1 - self.options.sink_gain) and not self.options.sink_always:
             return None  # a sum of many small terms (a dot): its joins are as many, one by one
         order = w.order = [w.order[i] for i in perm]

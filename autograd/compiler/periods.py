@@ -77,6 +77,11 @@ class Period:
         return self.count - HEAD - TAIL
 
 
+def looped(found: list[Period]) -> int:
+    """How many equations the runs' loops hold (their looped iterations')."""
+    return sum(per.looped * per.size for per in found)
+
+
 def find(
     forms: list[int],
     operands: list[list[int]],
