@@ -86,6 +86,7 @@ class ForwardPass(ForwardLoops):
             w.at = {}
         names, rolled = self.names, self.rolled  # (names kept in lists from `_keep_values` on)
         batched = bool(self.batch_of)  # it only grows from the nodes of a vmap's batch
+        start = len(self.stmts)
         marks = {per.first(periods.HEAD): per for per in found}  # where a run's loop goes
         p = 0
         for e in [*sorted(marks), len(order)]:
@@ -101,6 +102,7 @@ class ForwardPass(ForwardLoops):
             if self._loop_forward(order, forms, per):
                 rolled.append(per)
                 p = per.first(per.count - periods.TAIL)
+        self.spans.append((start, len(self.stmts)))
         self._guards(guards)
 
     def _find(
@@ -276,7 +278,7 @@ class ForwardPass(ForwardLoops):
                 if j >= 0:
                     readers[j] += 1
         joinable = [all(j >= 0 and readers[j] == 1 for j in ops) for ops in w.operands[:end]]
-        perm = orders.sink(w.forms[:end], w.operands[:end], joinable)
+        perm = orders.sink(w.forms[:end], w.operands[:end], [True] * end, joinable)
         if perm is None:
             return None
         perm += range(end, n)

@@ -2,7 +2,7 @@
 
 `Linker.link` is the last stage of `codegen.Program`: the loops of rolled
 runs are written and compiled (`periods`), long runs of the statements left
-are rolled into loops (`reroll`, by depth or as written), a batch's parallel
+are rolled into loops (`reroll`, by depth or as traced), a batch's parallel
 statements packed (`pack`), and the statements cut into `chunks.Chunk`s,
 each compiled by `exec`. Outputs that are items of loops' lists are returned
 as slices of them. Every step iterates lists and insertion-ordered dicts, so
@@ -87,7 +87,7 @@ class Linker(Writer):
         if len(self.stmts) >= self.options.reroll_from:
             helpers = {**HELPERS, **namespace}  # the loops call the array twins
             written = {st[0]: st for st in self.stmts}
-            looped = reroll.reroll(self.stmts, spliced, helpers, self.written, self.options)
+            looped = reroll.reroll(self.stmts, spliced, helpers, self.written, None, self.options)
             returns = self._adopt(looped, namespace, returns)
             # a rolled statement's name is now set from its loop's result: not packable
             packable = {
@@ -107,12 +107,9 @@ class Linker(Writer):
         return namespace, returns
 
     def _roll(self, spliced: list[str], namespace: dict[str, object]) -> list[str]:
-        """A scalar program's runs the equation level left, rolled: by depth, or as written.
+        """A scalar program's runs rolled, by depth (a wide sum's levels) or as traced.
 
-        By depth: a wide sum whose sweep reads its terms' values (``sum(p * log(p))``),
-        which `ForwardPass._by_depth` leaves; as written: a second derivative's
-        sweep, say. Returns what a lone chunk returns; the loops are added to
-        ``namespace``.
+        Returns what a lone chunk returns; the loops are added to ``namespace``.
         """
         opts = self.options
         if len(self.stmts) < opts.reroll_from or not self.reroll_left:
@@ -122,11 +119,14 @@ class Linker(Writer):
         if order is not None:  # a wide sum: by depth, its levels roll
             stmts = [self.stmts[i] for i in order]
             written = [self.written[i] for i in order]
-            deep = reroll.reroll(stmts, spliced, HELPERS, written, opts)
+            deep = reroll.reroll(stmts, spliced, HELPERS, written, options=opts)
             if opts.depth_always or len(deep.stmts) < len(self.stmts) * opts.depth_gain:
                 rolled = deep
         if rolled is None:
-            rolled = reroll.reroll(self.stmts, spliced, HELPERS, self.written, opts)
+            movable = [False] * len(self.stmts)
+            for start, end in self.spans:
+                movable[start:end] = [True] * (end - start)
+            rolled = reroll.reroll(self.stmts, spliced, HELPERS, self.written, movable, opts)
         return self._adopt(rolled, namespace, spliced)
 
     def _compile(

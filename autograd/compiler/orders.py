@@ -1,14 +1,12 @@
-"""Orders of a program's equations or statements that roll into loops better.
+"""Orders of a program's statements that roll into loops better (`reroll`).
 
 A graph's trace is a depth-first walk, and depth first hides repetition in
 two common programs: a wide sum (`ag.dot`), whose balanced tree's additions
 fall between the products they add, and a loss over data points, whose
-balanced sum's additions fall between the points' networks. The first is
-ordered by depth (equations: `wide_equations` and `equation_depths` for
-`ForwardPass._by_depth`; statements: `by_depth` for `reroll`); `sink` moves
-the second's additions after the points (`ForwardPass._sunk`). Both are
-pure, so any order that computes every operand first computes the same
-values.
+balanced sum's additions fall between the points' networks. `by_depth`
+orders the first by depth; `sink` moves the second's additions after the
+points. Statements are pure, so any order that computes every operand
+first computes the same values.
 """
 
 from __future__ import annotations
@@ -98,31 +96,38 @@ def depths(stmts: Sequence[Stmt]) -> list[int]:
     return depth
 
 
-def sink(forms: list[int], operands: list[list[int]], joinable: Sequence[bool]) -> list[int] | None:
+def sink(
+    forms: list[int],
+    operands: list[list[int]],
+    movable: Sequence[bool],
+    joinable: Sequence[bool] | None = None,
+) -> list[int] | None:
     """An order with joins moved as late as they can go; None if there is no join.
 
     A forward traced depth first puts a balanced sum's additions between the
     terms they add (a data point's network, the next one's, their sum, ...),
-    so the points' equations do not follow one another. A join is a
-    ``joinable`` equation reading two or more equations of one shape (keys and
-    operands, inputs aside), or all joins (or would-be joins but for
-    ``joinable``). Each goes just before the first equation reading it (a
-    join: just before that one's place; none: the end), so the networks follow
-    one another and the sum comes after them (`ForwardPass._sunk`). Equations
-    are pure: any order computing operands first gives the same values.
+    so the points' statements do not follow one another. A join is a
+    ``movable`` statement (and ``joinable``, if given) reading two or more
+    statements of one shape (forms and operands, inputs aside), or all joins
+    (or would-be joins but for ``joinable``). Each goes just before the first
+    statement reading it (a join: just before that one's place; none: the
+    end), so the networks follow one another and the sum comes after them.
+    Statements are pure: any order computing operands first gives the same values.
     """
     n = len(forms)
-    shape = _shapes(forms, operands)
+    shape = _shapes(forms, operands, movable)
     join = [False] * n
     like = [False] * n  # a join but for ``joinable``: what reads it may be one
     for i in range(n):
+        if not movable[i]:
+            continue
         ops = operands[i]
         read = [j for j in ops if j >= 0]
         if len(read) < 2:
             continue
         first = shape[read[0]]
         like[i] = all(shape[j] == first for j in read) or all(like[j] for j in read)
-        join[i] = like[i] and joinable[i]
+        join[i] = like[i] and (joinable is None or joinable[i])
     if not any(join):
         return None
     place = [n] * n  # a join's: the statement it goes before (n: the end)
@@ -149,15 +154,40 @@ SHAPE_DEPTH = 4
 differ in their whole trees, not in their last few levels."""
 
 
-def _shapes(forms: list[int], operands: list[list[int]]) -> list[int]:
-    """Each equation's shape: its expression's `SHAPE_DEPTH` levels (inputs aside)."""
+def _shapes(forms: list[int], operands: list[list[int]], movable: Sequence[bool]) -> list[int]:
+    """Each movable statement's shape: its expression's `SHAPE_DEPTH` levels.
+
+    Inputs aside: equal numbers, equal shapes. Other statements are their own shape.
+    """
+    n = len(forms)
+    own = list(range(-2, -2 - n, -1))
     shapes: dict[tuple[int, ...], int] = {}
     intern = shapes.setdefault
-    shape = [intern((form,), len(shapes)) for form in forms]
+    shape = [intern((forms[i],), len(shapes)) if movable[i] else own[i] for i in range(n)]
     for _ in range(SHAPE_DEPTH):
         below = shape
         shape = [
-            intern((form, *[below[j] if j >= 0 else -1 for j in ops]), len(shapes))
-            for form, ops in zip(forms, operands, strict=True)
+            intern((forms[i], *[below[j] if j >= 0 else -1 for j in operands[i]]), len(shapes))
+            if movable[i]
+            else own[i]
+            for i in range(n)
         ]
     return shape
+
+
+def permute(
+    order: list[int], stmts: list[Stmt], forms: list[int], operands: list[list[int]]
+) -> tuple[list[Stmt], list[int], list[list[int]], list[int]]:
+    """The statements, forms and operands in ``order``, and each one's new place.
+
+    Operands are renumbered to the new places.
+    """
+    at = [0] * len(order)
+    for new, old in enumerate(order):
+        at[old] = new
+    return (
+        [stmts[i] for i in order],
+        [forms[i] for i in order],
+        [[at[j] if j >= 0 else j for j in operands[i]] for i in order],
+        at,
+    )

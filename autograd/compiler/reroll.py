@@ -21,27 +21,28 @@ Each loop is a generated function ``loopN(...)``, called by one statement of
 the program; it returns the lists and last values that later statements read,
 and unpacking statements put them back under their old names.
 
-Most of a scalar program's runs are rolled before its statements are
-written, as equations (`compiler.periods`); `reroll` rolls what that level
-leaves (`link.Linker`): a batch's statements, which read arrays, a wide
-sum whose sweep reads its terms (``sum(p * log(p))``, in depth order), a
-second derivative's sweep. `runs.Windows` proposes periods longer than
-`Options.max_period` (a long body).
+A loss over data points repeats a long body (a point's network) with a
+balanced sum's additions between the points: `sink` moves those joins after
+the points first (`compiler.orders`), and `runs.Windows` proposes periods longer
+than `Options.max_period`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
+from itertools import islice
 
 from autograd.compiler.loops import Loop, items
 from autograd.compiler.options import DEFAULT, Options
+from autograd.compiler.orders import permute, sink
 from autograd.compiler.runs import (
     CARRIED,
     FIXED,
     INPUTS,
     LIST,
     LOCAL,
+    LONG_CANDIDATES,
     Run,
     Windows,
     best_run,
@@ -69,6 +70,7 @@ def reroll(
     live_out: Sequence[str],
     helpers: dict[str, object],
     written: Sequence[object] = (),
+    movable: Sequence[bool] | None = None,
     options: Options = DEFAULT,
 ) -> Rolled:
     """``stmts`` with each run of repeated statements replaced by a call of a generated loop.
@@ -85,10 +87,14 @@ def reroll(
     ``written`` may give, per statement, the form it was written from (None:
     unknown): statements written from the same form differ only in their
     operands, which their uses list in the same order. That spares parsing.
+
+    ``movable`` marks the statements `sink` may move later (a forward's).
     """
     index = {t: i for i, (t, _, _) in enumerate(stmts)}
     forms, operands = _forms(stmts, index, written)
-    windows = Windows(forms, next_same(forms), options)
+    stmts, forms, operands, index, windows = _rolling_order(
+        stmts, forms, operands, index, live_out, movable, options
+    )
     owner, runs = _find_runs(forms, operands, windows, options)
     if not runs:
         rolled = Rolled(stmts, {}, [])
@@ -104,6 +110,34 @@ def reroll(
     rolled = _with_calls(stmts, operands, owner, runs, unpack, helpers)
     _set_returns(rolled, live_out, live, segments, runs)
     return rolled
+
+
+def _rolling_order(
+    stmts: list[Stmt],
+    forms: list[int],
+    operands: list[list[int]],
+    index: dict[str, int],
+    live_out: Sequence[str],
+    movable: Sequence[bool] | None,
+    options: Options,
+) -> tuple[list[Stmt], list[int], list[list[int]], dict[str, int], Windows]:
+    """The statements in the order to roll them, their forms, operands and index, and windows.
+
+    Where ``movable`` statements' forms come again further on than a short
+    body would (`_repeats_far`), joins sink after the bodies they join
+    (`sink`); after that reordering, ``index`` holds only the outputs.
+    """
+    windows = Windows(forms, next_same(forms), options)
+    if movable is None or not _repeats_far(windows, movable, options.max_period):
+        return stmts, forms, operands, index, windows
+    order = sink(forms, operands, movable)
+    if order is None:
+        return stmts, forms, operands, index, windows
+    stmts, forms, operands, at = permute(order, stmts, forms, operands)
+    # only the outputs are looked up by name from here on
+    index = {name: at[index[name]] for name in _names(live_out) if name in index}
+    windows = Windows(forms, next_same(forms), options, windows.count)  # the same forms
+    return stmts, forms, operands, index, windows
 
 
 def _names(live_out: Sequence[str]) -> list[str]:
@@ -252,6 +286,28 @@ def _slice(first: int, step: int, m: int, count: int) -> str:
         return "" if first == 0 and m == count else f"[{first}:{first + m}]"
     stop = first - m
     return f"[{first}:{stop if stop >= 0 else ''}:-1]"
+
+
+_SINK_PROBES = 16
+"""Places `_repeats_far` looks at."""
+
+
+def _repeats_far(windows: Windows, movable: Sequence[bool], max_period: int) -> bool:
+    """Whether forms at one of `_SINK_PROBES` movable places come again over ``max_period`` on.
+
+    That is a long body repeating (not a short body many times over), which
+    `sink` may let roll. Code that repeats nothing, or only short bodies (a
+    chain), is not worth its cost.
+    """
+    n = len(movable)
+    for i in range(0, n, max(1, n // _SINK_PROBES)):
+        if not movable[i]:
+            continue
+        found = list(islice(windows.periods(i), LONG_CANDIDATES))
+        # a multiple of a short nearest one is a short body's, many times over
+        if any(p > max_period and (p % found[0] or found[0] == p) for p in found):
+            return True
+    return False
 
 
 def _forms(

@@ -136,6 +136,8 @@ class Writer:
     """The traced graph's equations (`forward`), which the sweep reads too."""
     first_output: Node | None
     """The output the walk started at: the sweep's root, if any."""
+    spans: list[tuple[int, int]]
+    """The statements `forward` wrote (`orders.sink` may move them)."""
     reads_r: bool
     """Whether a statement passes R whole (a loop reads inputs' slices)."""
     _forward_forms: dict[object, tuple[Form, int | None, FormElementwise | None]]
@@ -239,6 +241,7 @@ class Writer:
         self.seed = None
         self.walk = Walk()
         self.first_output = None
+        self.spans = []
         self.reads_r = False
         self._forward_forms = {}
         self._rule_forms = {}
