@@ -159,7 +159,7 @@ def make_case(seed: int) -> Case:
     argnums: int | tuple[int, ...] = (
         rng.randrange(nargs) if single else tuple(rng.sample(range(nargs), rng.randint(1, nargs)))
     )
-    if PERIODS and rng.random() < 0.2:  # the sequence differentiated: its loops unrolled
+    if PERIODS and rng.random() < (1.0 if REREAD else 0.2):  # the sequence differentiated
         argnums = (*(argnums if isinstance(argnums, tuple) else (argnums,)), nargs)
     has_aux = transform != "none" and rng.random() < 0.4
     if transform == "none":
@@ -200,7 +200,7 @@ def _wide(rng: random.Random, size: int, leaves: int, k: int) -> Instr:
 
 def _layer(rng: random.Random, size: int) -> Instr:
     """One op of a `_wide` term, at random."""
-    kind = rng.choice("uuucbi")
+    kind = rng.choice("uiicbi" if REREAD else "uuucbi")
     if kind == "u":
         return ("u", rng.randrange(len(UNARY)))
     if kind == "c":
@@ -272,6 +272,13 @@ POINTS = False
 """Make half the loops sums over their iterations, as a loss over data points is
 (`--points`): a balanced sum whose additions `orders.sink` moves after the points.
 Off by default, so the default cases stay what they were for each seed."""
+
+
+REREAD = False
+"""Differentiate the sequence in every case, and make `_wide`'s terms read their item again
+more often (`--reread`): by depth, an input each term reads at two depths is read by two
+runs, whose backward loops add to its cotangent in turn (`BackwardLoops._prior`). Off by
+default, as `POINTS` is."""
 
 
 OPTIONS: Options = DEFAULT
@@ -575,13 +582,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="with --periods: sink the joins of every program whose runs are not as traced",
     )
     parser.add_argument(
+        "--reread",
+        action="store_true",
+        help="with --periods: the sequence differentiated, its items read again by wide sums",
+    )
+    parser.add_argument(
         "--settle",
         type=int,
         help="with --periods: iterations a backward loop may take to settle (0: all prologue)",
     )
     ns = parser.parse_args(argv)
-    global POINTS, PERIODS, TRACED, WIDE  # a script's switches, read by make_case and transformed
+    global POINTS, PERIODS, REREAD, TRACED, WIDE  # a script's switches, read by make_case
     POINTS, PERIODS, TRACED, WIDE = ns.points, ns.periods, ns.traced, ns.wide
+    REREAD = ns.reread
     global OPTIONS  # a script's compiler options, read by check
     changes: dict[str, Any] = {}
     if ns.periods:

@@ -156,6 +156,22 @@ def test_jit_agrees_with_eager_when_runs_read_earlier_runs(monkeypatch: pytest.M
     assert streamed > 12  # loops streaming an earlier loop's values (25 in these cases)
 
 
+def test_jit_agrees_with_eager_when_inputs_are_read_by_several_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`jit_fuzz --periods --depth --wide --reread`: the sequence differentiated and read
+    again by wide sums' terms, so by depth a later run's backward loop leaves an input's
+    cotangent so far, which an earlier run's loop streams (`BackwardLoops._prior`)."""
+    for name in ("PERIODS", "WIDE", "REREAD"):
+        monkeypatch.setattr(jit_fuzz, name, True)
+    options = Options(**jit_fuzz.EVERY_PERIOD, depth_always=True)
+    monkeypatch.setattr(jit_fuzz, "OPTIONS", options)
+    sources = generated_sources(monkeypatch)
+    assert list(disagreements(range(9000, 9600))) == []
+    streamed = sum("_u0" in src for src in sources if src.startswith("def bwd_loop"))
+    assert streamed >= 5  # (8 in these cases)
+
+
 def test_most_fuzz_cases_compare_rather_than_skip() -> None:
     outcomes = [jit_fuzz.check(jit_fuzz.make_case(seed)) for seed in range(500)]
     assert outcomes.count(None) > 400  # a skip is an eager call that raised in Python

@@ -763,3 +763,93 @@ def test_a_loss_at_every_state_of_an_rnn_rolls_forward_and_backward(
     backward = [s for s in sources if s.startswith("def bwd_loop")]
     assert len(backward) == (2 if last == "first" else 1)
     assert any("= _g" in s for s in backward) is (last == "first")  # a carried stream
+
+
+def entropy(ps: Sequence[Scalar]) -> Scalar:
+    """Each input read at two depths: ``log(p)`` by depth 1's run, ``p * log(p)`` by depth 2's."""
+    return ag.sum([p * ag.log(p) for p in ps])
+
+
+def squares_then_entropy(ps: Sequence[Scalar]) -> Scalar:
+    """A run before the entropy's reads each input too: its cotangents wait (`pending`)."""
+    return ag.sum([p * p for p in ps]) * 0.5 + entropy(ps)
+
+
+def tanh_then_entropy(ps: Sequence[Scalar]) -> Scalar:
+    """Three runs read each input: ``tanh``'s and ``log``'s at depth 1, the products' at 2.
+    (The other way round, by depth ``tanh`` would read each input before the products, not
+    after as traced: the sweep goes as traced then, its forward by depth.)"""
+    return ag.sum([ag.tanh(p) for p in ps]) + entropy(ps)
+
+
+@pytest.mark.parametrize("loss", [entropy, squares_then_entropy, tanh_then_entropy])
+def test_inputs_read_by_several_runs_are_swept_by_loops_that_add_in_turn(
+    sources: list[str], monkeypatch: pytest.MonkeyPatch, loss: Callable[..., Scalar]
+) -> None:
+    """By depth, each run reading the inputs is a loop both ways: a later run's backward
+    loop leaves each input's cotangent so far in a list, which the earlier run's loop
+    streams and adds its own to (`BackwardLoops._prior`), as the eager sweep adds them."""
+    use(monkeypatch, DEFAULT)
+    ps: list[Scalar] = [0.05 + ((i * 37) % 101) / 40.0 for i in range(DEFAULT.loops_from * 2)]
+    vg = ag.value_and_grad(loss)
+    jitted = jit(vg)
+    assert bits(jitted(ps)) == bits(vg(ps))
+    qs = [p * 1.5 for p in ps]
+    assert bits(jitted(qs)) == bits(vg(qs))  # the same code on new values
+    backward = [s for s in sources if s.startswith("def bwd_loop")]
+    assert any("_u0" in s for s in backward)  # a cotangent so far, streamed
+    assert sum(s.count("\n") for s in sources) < 1_000  # not 12,000 statements
+
+
+UNARIES: list[Callable[[Scalar], Scalar]] = [ag.tanh, ag.sin, lambda v: v * v, ag.exp]
+BINARIES: list[Callable[[Scalar, Scalar], Scalar]] = [
+    lambda a, b: a * b,
+    lambda a, b: a + b,
+    lambda a, b: a - b * 0.5,
+]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    shape=st.lists(
+        st.tuples(st.integers(0, 3), st.integers(0, 2), st.booleans()), min_size=1, max_size=4
+    ),
+    n=st.integers(24, 160),
+    extra=st.sampled_from(["none", "before", "after", "neighbour", "output"]),
+    depth=st.booleans(),
+)
+def test_terms_reading_their_inputs_at_several_depths_keep_eager_bits(
+    shape: list[tuple[int, int, bool]], n: int, extra: str, depth: bool
+) -> None:
+    """A wide sum whose every term reads its input again at random depths, with a run
+    reading the inputs before or after it, terms reading their neighbour's input too (by
+    depth, readers out of order), or an input returned as an output: every run rolled, by
+    depth where it may be (or always), gives eager's bits on two calls."""
+
+    def term(p: Scalar, q: Scalar) -> Scalar:
+        v = p
+        for u, b, again in shape:
+            v = BINARIES[b](UNARIES[u](v), (q if extra == "neighbour" else p) if again else v)
+        return v
+
+    def loss(ps: list[Scalar]) -> Scalar:
+        total = ag.sum([term(p, q) for p, q in zip(ps, ps[1:] + ps[:1], strict=True)])
+        if extra == "before":
+            total = ag.sum([ag.sin(p) for p in ps]) + total
+        if extra == "after":
+            total = total + ag.sum([ag.sin(p) for p in ps])
+        return total
+
+    def with_input(ps: list[Scalar]) -> tuple[Scalar, Scalar]:
+        return loss(ps), ps[3]
+
+    ps: list[Scalar] = [((i * 29) % 41) / 20.0 - 1.0 for i in range(n)]
+    options = attrs.evolve(SMALL_RUNS, depth_always=depth)
+    vg: Callable[[list[Scalar]], object] = (
+        ag.value_and_grad(with_input, has_aux=True)
+        if extra == "output"
+        else ag.value_and_grad(loss)
+    )
+    jitted = ag.jit(vg, options=options)
+    for xs in (ps, [x * -0.75 for x in ps]):
+        assert bits(jitted(xs)) == bits(vg(xs))

@@ -54,6 +54,11 @@ _Outside = tuple[int, str | list[Piece], bool]
 and whether a stream's item is its own iteration's (else the iteration before's)."""
 
 
+_Prior = tuple[int, str | list[Piece]]
+"""A run's variable stream i's cotangents before its loop (`BackwardLoops._prior`): one name,
+or a stream in pieces."""
+
+
 _node = itemgetter(0)
 """An ordered equation's node."""
 
@@ -85,8 +90,10 @@ class _Run:
         self.loop = Loop(f"bwd_loop{len(program.loops)}", per.looped)
         self.written = 0  # statements written: the next local is ``_s{written}``
 
-    def enter(self, outside: list[_Outside], cot: dict[Node, str]) -> tuple[set[int], State]:
-        """Read the cotangents from outside the run (`_outside`).
+    def enter(
+        self, outside: list[_Outside], prior: list[_Prior], cot: dict[Node, str]
+    ) -> tuple[set[int], State]:
+        """Read the cotangents from outside the run (`_outside`), and its variables' (`_prior`).
 
         Returns the nodes streamed at their own iteration (the first looped
         one's too, so not in the state), and the state the loop starts from.
@@ -94,9 +101,13 @@ class _Run:
         self.outside = [
             (
                 ("n" if own else "p", j),
-                self.param(v) if isinstance(v, str) else self.stream_of(j, v),
+                self.param(v) if isinstance(v, str) else self.stream_of(("n", j), v),
             )
             for j, v, own in outside
+        ]
+        self.outside += [
+            (("v", i), self.param(v) if isinstance(v, str) else self.stream_of(("v", i), v))
+            for i, v in prior
         ]
         mine = {j for j, _, own in outside if own}
         entry = [None if j in mine else cot.get(x) for j, (x, _) in enumerate(self.body)]
@@ -111,8 +122,11 @@ class _Run:
         """The parameter holding a program's name, the same at every iteration."""
         return self.loop.param(ref(name))
 
-    def stream_of(self, j: int, parts: list[Piece]) -> str:
-        """The local holding node j's cotangent from outside the run (`_outside`'s pieces)."""
+    def stream_of(self, slot: Slot, parts: list[Piece]) -> str:
+        """The local holding a slot's cotangent from outside the run, in pieces (`pieces`).
+
+        Node j's (``("n", j)``, `_outside`), or variable stream i's (``("v", i)``, `_prior`).
+        """
         exprs: list[str] = []
         for piece in parts:
             if piece[0] == "":
@@ -122,7 +136,8 @@ class _Run:
                 values, first, step, count = cast("tuple[str, int, int, int]", piece)
                 exprs.append(items(self.param(values), first, step, count))
         expr = exprs[0] if len(exprs) == 1 else f"_chain({', '.join(exprs)})"
-        return self.loop.stream(("g", j), f"_g{j}", expr)
+        kind, j = slot
+        return self.loop.stream(("g" + kind, j), f"_g{j}" if kind == "n" else f"_u{j}", expr)
 
     def forward_value(self, role: tuple[str, int]) -> str:
         """The local holding a forward value at the iteration swept: a stream's item.
@@ -177,15 +192,15 @@ class BackwardLoops(Writer):
         the cotangents from outside the run differ between iterations
         (`_outside`): nothing is written then.
         """
-        outside = self._outside(order, per, cot)
-        if outside is None or not self._lists_free(order, per, cot):
+        outside, prior = self._outside(order, per, cot), self._prior(per, cot)
+        if outside is None or prior is None or not self._lists_free(order, per, cot):
             return False
         t = per.count - periods.TAIL
         entered = [x for x, _ in order[per.first(t - 1) : per.first(t)]]  # the first state
         for x in entered + self._fixed(order, per):
             self._unpend(x, cot)
         run = _Run(self, order, per)
-        mine, entry = run.enter(outside, cot)
+        mine, entry = run.enter(outside, prior, cot)
         needed = _needed(order, per, needs)
         outer = set(self.consts.values()) | {self.names[x] for x in run.fixed}
         state, pre = _carried(entry, lambda v: run.param(v) if v in outer else None, run.param)
@@ -199,7 +214,7 @@ class BackwardLoops(Writer):
         given = self._given(run, source)
         if given is None:
             return False
-        self._consumed(order, per, outside)
+        self._consumed(order, per, outside, prior)
         returns, lists = source.returns(state, lambda: run.param(self.const(0.0)))
         text = source.write(returns)
         self.loops[run.loop.name] = lambda: text
@@ -218,7 +233,7 @@ class BackwardLoops(Writer):
                 cot[x] = names.get(v) or self._item(target, returns.index(v))
         for i, got in zip(run.variables, lists, strict=True):
             if got is not None:
-                self._variables_of_loop(per, i, got, names, target, returns, cot)
+                self._variables_of_loop(order, per, i, got, names, target, returns, cot)
         self._given_back(
             order, per, given, names, lambda v: self._item(target, returns.index(v)), cot
         )
@@ -257,9 +272,19 @@ class BackwardLoops(Writer):
             name = cot[x] = f"g{len(self.stmts)}"
             self.emit(name, f"{ref(values)}[{k}]", (values,))
 
-    def _consumed(self, order: list[Ordered], per: periods.Period, outside: list[_Outside]) -> None:
-        """Forget the pending cotangents the loop streams (`_outside`): it reads them all."""
+    def _consumed(
+        self,
+        order: list[Ordered],
+        per: periods.Period,
+        outside: list[_Outside],
+        prior: list[_Prior],
+    ) -> None:
+        """Forget the pending cotangents the loop streams (`_outside`, `_prior`): it reads them."""
         t = per.count - periods.TAIL
+        for i, _ in prior:
+            a, b = per.inputs[i]
+            for q in range(periods.HEAD, t):
+                self.pending.pop(self.input_nodes[a + b * q], None)
         for j, v, own in outside:
             if not isinstance(v, str):
                 for q in range(periods.HEAD - 1 + own, t - 1 + own):
@@ -278,6 +303,35 @@ class BackwardLoops(Writer):
             for a, b in per.lists
             for q in looped
         )
+
+    def _prior(self, per: periods.Period, cot: dict[Node, str]) -> list[_Prior] | None:
+        """The cotangents the run's variable streams have before its loop, as it reads them.
+
+        A variable the nodes after the run read too has one already (`ForwardLoops.
+        _streams_roll`): each looped iteration's cotangent starts there, and its
+        run adds to it, as the eager sweep does. Per variable stream with them:
+        its index and one name (the same for all: a parameter) or the pieces of
+        its items, last first (`pieces`). None if some looped iterations have
+        one and others none, or the pieces are too many: no loop then.
+        """
+        looped = range(periods.HEAD, per.count - periods.TAIL)
+        pending, plain = self.pending, self.plain_inputs
+        out: list[_Prior] = []
+        for i, (a, b) in enumerate(per.inputs):
+            xs = [self.input_nodes[a + b * q] for q in reversed(looped)]
+            if xs[0] in plain:
+                continue
+            seq = [pending.get(x) or cot.get(x) for x in xs]
+            first = seq[0]
+            if seq.count(first) == len(seq) and not isinstance(first, tuple):
+                if first is not None:
+                    out.append((i, first))
+                continue
+            parts = None if None in seq else pieces(cast("list[str | tuple[str, int]]", seq))
+            if parts is None:
+                return None
+            out.append((i, parts))
+        return out
 
     @staticmethod
     def _given(run: _Run, source: Source) -> list[str | None] | None:
@@ -470,6 +524,7 @@ class BackwardLoops(Writer):
 
     def _variables_of_loop(
         self,
+        order: list[Ordered],
         per: periods.Period,
         i: int,
         got: str,
@@ -483,7 +538,9 @@ class BackwardLoops(Writer):
         ``got``: a parameter (each cotangent is its program's name, in
         ``names``), an input stream's item (``_i{j}``: each cotangent is that
         iteration's input's name), or the list the loop kept and returned, one
-        item an iteration, last first, each item an output only (`Writer.elements`).
+        item an iteration, last first, each item an output only (`Writer.elements`)
+        but where a node before the run reads the variable too: the sweep adds
+        to it there, so it waits to be read (`pending`).
         """
         looped = range(periods.HEAD, per.count - periods.TAIL)
         a, b = per.inputs[i]
@@ -500,6 +557,10 @@ class BackwardLoops(Writer):
             return
         values = self._item(target, returns.index(got))
         for k, x in enumerate(reversed(xs)):
+            if self._read_before(order, x, per.start):
+                cot.pop(x, None)
+                self.pending[x] = (values, k)
+                continue
             e = f"e{len(self.elements)}"
             self.elements[e] = (values, k)
             cot[x] = e

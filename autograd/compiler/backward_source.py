@@ -62,6 +62,7 @@ class Source:
         unpack = ", ".join(v for v, _ in streams)
         zipped = streams[0][1] if len(streams) == 1 else f"zip({', '.join(e for _, e in streams)})"
         lines = [f"def {loop.name}({', '.join(loop.params.values())}):"]
+        lines += self._copies(streams)
         listed = self._listed(unpack, zipped)
         if listed is not None:  # the whole loop: one list, built by a comprehension
             return "\n".join([*lines, listed, f"    return ({''.join(f'{r}, ' for r in returns)})"])
@@ -85,6 +86,23 @@ class Source:
                 lines += [f"        {s}" for s in [*block, *appends, *sets]]
         lines.append(f"    return ({''.join(f'{r}, ' for r in returns)})")
         return "\n".join(lines)
+
+    def _copies(self, streams: list[tuple[str, str]]) -> list[str]:
+        """Statements setting each kept list that is a stream's items, taken from the loop.
+
+        Where every iteration keeps its item of one stream as it is (a product's
+        cotangent of one factor is the other), the list is that stream's items,
+        in order: `list` makes it at C speed, not an append an iteration.
+        """
+        if self.pre or self.prologue or len(self.body) != 1:
+            return []
+        local = dict(streams)
+        out = []
+        for name, values in list(self.kept.items()):
+            if values[0] in local:
+                out.append(f"    {name} = list({local[values[0]]})")
+                del self.kept[name]
+        return out
 
     def _listed(self, unpack: str, zipped: str) -> str | None:
         """The loop as one comprehension, if it only keeps one value an iteration.

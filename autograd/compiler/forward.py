@@ -51,9 +51,6 @@ HELPERS["check_guard"] = check_guard
 class ForwardPass(ForwardLoops):
     """The forward pass of `codegen.Program`: its statements, and its guards'."""
 
-    depth_looped = 0.0
-    """The part of the equations `_by_depth` found runs for, if it looked."""
-
     def forward(
         self,
         outputs: Sequence[Node],
@@ -126,9 +123,9 @@ class ForwardPass(ForwardLoops):
             wide = None if opts.sink_always else self._by_depth(stacked)
             if wide is not None:  # written in depth order, runs' values kept in lists
                 return wide
-            # a sum of small terms, half of whose equations roll in depth order, has as
-            # many joins as terms: sunk, they would read the loops' lists one by one
-            sunk = None if found or self.depth_looped >= 0.5 else self._sunk()
+            # a sum of terms whose sweep by depth would not keep a value's readers in order
+            # (a product read at three depths): sunk, each term is an iteration of one run
+            sunk = None if found else self._sunk()
             if sunk is not None:  # a loss over data points: each point's network a run
                 return sunk
         if stacked and found:
@@ -192,7 +189,6 @@ class ForwardPass(ForwardLoops):
         forms, operands = self._permute(perm)
         found = periods.find(forms, operands, opts, stacked=True)
         looped = periods.looped(found)
-        self.depth_looped = looped / max(1, len(perm))
         if not found or (looped < len(perm) * (1 - opts.depth_gain) and not opts.depth_always):
             return None
         order = [w.order[i] for i in perm]
@@ -220,7 +216,7 @@ class ForwardPass(ForwardLoops):
         """
         swept: list[periods.Period] = []
         for per in found:
-            if self._streams_roll(order, per) and all(
+            if self._streams_roll(order, per, kept=True) and all(
                 any(r.start <= a < r.first(r.count) for r in swept) for a, _ in per.lists
             ):
                 swept.append(per)

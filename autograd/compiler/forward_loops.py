@@ -186,7 +186,7 @@ class ForwardLoops(Writer):
                 self.emit(name, f"{ref(call)}[{loop.finals.index(k)}]", (call,))
             names[node] = name
 
-    def _streams_roll(self, order: list[Ordered], per: periods.Period) -> bool:
+    def _streams_roll(self, order: list[Ordered], per: periods.Period, kept: bool = False) -> bool:
         """Whether a run's input streams can be looped over.
 
         A stream of plain numbers always can. A stream of variables (an input
@@ -194,9 +194,16 @@ class ForwardLoops(Writer):
         (`sweep_loops`), or if no node outside its iteration reads each
         variable, so that the backward loop's cotangent of it is the whole of
         it; that loop keeps those in a list (`BackwardLoops._variables_of_loop`).
+        Where the forward's values are ``kept`` (or already: `_keep_values`), one
+        iteration of the run reading each, through one stream, is enough: the
+        backward loop's cotangent of it starts from what the nodes after the
+        run gave it (`BackwardLoops._prior`), and waits for the nodes before it
+        to add theirs (`pending`); if it cannot, the iterations are swept one
+        by one on the kept values. A wide sum by depth reads ``p`` in one run
+        and ``log(p)`` in the next.
         """
         plain = self.plain_inputs
-        variables: set[Node] = set()
+        variables: collections.Counter[Node] = collections.Counter()
         for first, step in per.inputs:
             stream = [self.input_nodes[i] for i in range(first, first + step * per.count, step)]
             kinds = {x in plain for x in stream}
@@ -207,22 +214,12 @@ class ForwardLoops(Writer):
         if not variables or not self.sweep_loops:
             return True
         readers = self._input_readers(order)
-        return all(readers[x] == 1 for x in variables)
-
-    def _input_readers(self, order: list[Ordered]) -> collections.Counter[Node]:
-        """How many nodes of ``order`` read each input.
-
-        Counted once an order: a wide program's runs each ask, and its order
-        is 200,000 nodes.
-        """
-        if self.readers_of is not None and self.readers_of[0] is order:
-            return self.readers_of[1]
-        inputs = set(self.input_nodes)
-        readers = collections.Counter(
-            x for _, ins in order for x in dict.fromkeys(ins) if x in inputs
-        )
-        self.readers_of = (order, readers)
-        return readers
+        if all(readers[x] == 1 for x in variables):
+            return True
+        if not (kept or type(self.names) is not dict):
+            return False
+        fixed = {self.input_nodes[-1 - j] for j in per.fixed if j < 0}
+        return all(n == 1 for n in variables.values()) and fixed.isdisjoint(variables)
 
     def _list_streams(
         self, order: list[Ordered], per: periods.Period

@@ -54,6 +54,9 @@ class Sweep(BackwardLoops):
             self.seed = cot[root]
         if not self.batch_of:  # one number per node: the sweep alone
             self._sweep(end, self.rolled if self.sweep_loops else [], cot, needs)
+            for x in wrt:  # a loop's cotangent of a variable no node read after it
+                if x in self.pending:
+                    self._unpend(x, cot)
             return [cot.get(x, "0.0") for x in wrt]
         done = self._completions(order[:end], wanted)
         ready: list[Node] = []  # variables whose cotangents are complete, not yet summed

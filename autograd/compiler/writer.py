@@ -154,11 +154,13 @@ class Writer:
     elements: dict[str, tuple[str, int]]
     """Outputs that are items of a loop's list (`_looped_variables`): the list's name, where."""
     pending: dict[Node, tuple[str, int]]
-    """Cotangents that are items of a backward loop's list (`BackwardLoops._given`): the
-    list's name, where; named by a statement when the sweep reads one (`_unpend`), or
-    streamed by the loop of the run they belong to (`_outside`)."""
-    readers_of: tuple[list[Ordered], Counter[Node]] | None
-    """An order, and how many of its nodes read each input (`ForwardLoops._input_readers`)."""
+    """Cotangents that are items of a backward loop's list (`BackwardLoops._given`, or a
+    variable an earlier node reads too: `_variables_of_loop`): the list's name, where;
+    named by a statement when the sweep reads one (`_unpend`), or streamed by the loop of
+    the run they belong to (`_outside`, `_prior`)."""
+    readers_of: tuple[list[Ordered], Counter[Node], dict[Node, int]] | None
+    """An order, how many of its nodes read each input, and where the first one is, of
+    those read more than once, once asked (`ForwardLoops._input_readers`, `_read_before`)."""
     stacks: list[tuple[dict[Node, int], list[Period], list[Ordered]]]
     """Per order whose runs were rolled with their values kept (`forward`'s ``stacked``):
     where its nodes are, and its rolled runs (`_looped`)."""
@@ -261,6 +263,35 @@ class Writer:
         self.sweep_loops = True
         self.reroll_left = True
         self._stacked = {}
+
+    def _input_readers(self, order: list[Ordered]) -> Counter[Node]:
+        """How many nodes of ``order`` read each input.
+
+        Counted once an order: a wide program's runs each ask, and its order
+        is 200,000 nodes.
+        """
+        if self.readers_of is not None and self.readers_of[0] is order:
+            return self.readers_of[1]
+        inputs = set(self.input_nodes)
+        readers = Counter(x for _, ins in order for x in dict.fromkeys(ins) if x in inputs)
+        self.readers_of = (order, readers, {})
+        return readers
+
+    def _read_before(self, order: list[Ordered], x: Node, p: int) -> bool:
+        """Whether a node of ``order`` before position ``p`` reads input ``x``.
+
+        Where an input is first read is found once an order, when first asked.
+        """
+        readers = self._input_readers(order)
+        if readers[x] == 1:
+            return False
+        first = cast("tuple[object, object, dict[Node, int]]", self.readers_of)[2]
+        if not first:
+            for q, (_, ins) in enumerate(order):
+                for y in ins:
+                    if readers[y] > 1:
+                        first.setdefault(y, q)
+        return first[x] < p
 
     def const(self, value: float) -> str:
         """A name for a constant, shared by every constant with the same bits."""
