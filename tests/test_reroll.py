@@ -384,9 +384,12 @@ def options() -> Options:
     return CURRENT["options"]
 
 
-def generated_sources(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """A list that every program linked from now on adds its generated sources to."""
-    sources: list[str] = []
+def generated_sources(
+    monkeypatch: pytest.MonkeyPatch, sources: list[str] | None = None
+) -> list[str]:
+    """A list (``sources``, or a new one) that every program linked from now on adds its
+    generated sources to."""
+    sources = [] if sources is None else sources
     link = _codegen.Program.link
 
     def spy(self: _codegen.Program, outputs: Sequence[str]) -> object:

@@ -216,12 +216,13 @@ class BackwardLoops(Writer):
             return False
         self._consumed(order, per, outside, prior)
         returns, lists = source.returns(state, lambda: run.param(self.const(0.0)))
-        text = source.write(returns)
-        self.loops[run.loop.name] = lambda: text
         target = f"g{len(self.stmts)}"
-        args = list(run.loop.params)
-        self.reads_r = self.reads_r or "R" in args
-        self.emit(target, f"{run.loop.name}({', '.join(args)})", reads(args))
+        if returns:  # else it computes nothing a later statement reads: not written
+            text = source.write(returns)
+            self.loops[run.loop.name] = lambda: text
+            args = list(run.loop.params)
+            self.reads_r = self.reads_r or "R" in args
+            self.emit(target, f"{run.loop.name}({', '.join(args)})", reads(args))
         names = {p: arg[1:-1] for arg, p in run.loop.params.items() if arg != "R"}
         left = self._iteration(order, per, periods.HEAD - 1) + run.fixed
         for j, (x, v) in enumerate(zip(left, state, strict=True)):
