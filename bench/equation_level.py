@@ -47,6 +47,23 @@ def points_net(w: list[list[Scalar]], xs: list[list[float]], ys: list[float]) ->
     return ag.mean(losses)
 
 
+def entropy(ps: list[Scalar]) -> Scalar:
+    """Each input read by two runs (by depth): ``log(p)``'s and the products'."""
+    return ag.sum([p * ag.log(p) for p in ps])
+
+
+def shared(ws: list[Scalar], xs: list[Scalar]) -> Scalar:
+    """Each product read at three depths: its sum's joins sunk, each term an iteration.
+
+    By depth, the product's readers would change order.
+    """
+    terms = []
+    for w, x in zip(ws, xs, strict=True):
+        v = w * x
+        terms.append(ag.tanh(ag.tanh(ag.tanh(x))) * v + v * 0.5 + ag.tanh(v))
+    return ag.sum(terms)
+
+
 def chain(x: Scalar, steps: list[float]) -> Scalar:
     for _ in steps:
         x = ag.tanh(0.9 * x + 0.1)
@@ -89,6 +106,8 @@ def _mid_cases() -> dict[str, tuple[Callable[..., Scalar], tuple[object, ...]]]:
         "dot_2000": (dot, (ws[:2_000], xs[:2_000])),
         "dot_5000": (dot, (ws, xs)),
         "tanh_sum_2000": (tanh_sum, (ws[:2_000], xs[:2_000])),
+        "entropy_2000": (entropy, ([abs(w) + 0.01 for w in ws[:2_000]],)),
+        "shared_500": (shared, (ws[:500], xs[:500])),
         "chain_400": (chain, (0.5, steps)),
         "rnn_400": (rnn, ([0.8, 0.1], steps)),
         "rnn_losses_400": (rnn_losses, (0.3, steps)),
@@ -101,6 +120,7 @@ def _cases() -> dict[str, tuple[Callable[..., Scalar], tuple[object, ...]]]:
     return {
         "tanh_sum": (tanh_sum, (ws, xs)),
         "sin_sum": (sin_sum, (ws, xs)),
+        "entropy": (entropy, ([abs(w) + 0.01 for w in ws[:20_000]],)),
         "rnn_losses": (rnn_losses, (0.3, steps)),
         "points_net": (points_net, (net, points, labels)),
     }
