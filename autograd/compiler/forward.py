@@ -51,6 +51,9 @@ HELPERS["check_guard"] = check_guard
 class ForwardPass(ForwardLoops):
     """The forward pass of `codegen.Program`: its statements, and its guards'."""
 
+    depth_looped = 0.0
+    """The part of the equations `_by_depth` found runs for, if it looked."""
+
     def forward(
         self,
         outputs: Sequence[Node],
@@ -123,9 +126,11 @@ class ForwardPass(ForwardLoops):
             wide = None if opts.sink_always else self._by_depth(stacked)
             if wide is not None:  # written in depth order, runs' values kept in lists
                 return wide
-            # a sum of terms whose sweep by depth would not keep a value's readers in order
-            # (a product read at three depths): sunk, each term is an iteration of one run
-            sunk = None if found else self._sunk()
+            # a sum of small terms, half of whose equations roll in depth order, has as
+            # many joins as terms (a dot): sunk, they would read the loops' lists one by one;
+            # one whose sweep by depth would not keep a value's readers in order (a product
+            # read at three depths), few joins: sunk, each term is an iteration of one run
+            sunk = None if found else self._sunk(few_joins=self.depth_looped >= 0.5)
             if sunk is not None:  # a loss over data points: each point's network a run
                 return sunk
         if stacked and found:
@@ -189,6 +194,7 @@ class ForwardPass(ForwardLoops):
         forms, operands = self._permute(perm)
         found = periods.find(forms, operands, opts, stacked=True)
         looped = periods.looped(found)
+        self.depth_looped = looped / max(1, len(perm))
         if not found or (looped < len(perm) * (1 - opts.depth_gain) and not opts.depth_always):
             return None
         order = [w.order[i] for i in perm]
@@ -248,7 +254,9 @@ class ForwardPass(ForwardLoops):
                 last[j] = here
         return True
 
-    def _sunk(self) -> tuple[list[Ordered], list[int], list[periods.Period]] | None:
+    def _sunk(
+        self, few_joins: bool = False
+    ) -> tuple[list[Ordered], list[int], list[periods.Period]] | None:
         """A loss over data points' equations with its sum's joins sunk, and its runs there.
 
         Traced depth first, a balanced sum over data points puts its additions
@@ -262,7 +270,9 @@ class ForwardPass(ForwardLoops):
         (`BackwardLoops._outside`). Only the first output's equations move. Kept
         if the runs hold all but `Options.sink_gain` of the equations: where
         each point is a few equations (a ``dot``), the sum reads as many items of
-        the loops' lists, one by one; `orders.by_depth` serves it better.
+        the loops' lists, one by one; `orders.by_depth` serves it better. With
+        ``few_joins`` (depth order rolled half the equations or more, but was
+        refused), nothing is searched if the joins alone are more than that.
         """
         w = self.walk
         if not w.ends:
@@ -274,7 +284,8 @@ class ForwardPass(ForwardLoops):
                 if j >= 0:
                     readers[j] += 1
         joinable = [all(j >= 0 and readers[j] == 1 for j in ops) for ops in w.operands[:end]]
-        perm = orders.sink(w.forms[:end], w.operands[:end], [True] * end, joinable)
+        most = int(n * self.options.sink_gain) if few_joins else None
+        perm = orders.sink(w.forms[:end], w.operands[:end], [True] * end, joinable, most)
         if perm is None:
             return None
         perm += range(end, n)

@@ -101,8 +101,9 @@ def sink(
     operands: list[list[int]],
     movable: Sequence[bool],
     joinable: Sequence[bool] | None = None,
+    most: int | None = None,
 ) -> list[int] | None:
-    """An order with joins moved as late as they can go; None if there is no join.
+    """An order with joins moved as late as they can go; None if no join, or over ``most``.
 
     A forward traced depth first puts a balanced sum's additions between the
     terms they add (a data point's network, the next one's, their sum, ...),
@@ -128,7 +129,7 @@ def sink(
         first = shape[read[0]]
         like[i] = all(shape[j] == first for j in read) or all(like[j] for j in read)
         join[i] = like[i] and (joinable is None or joinable[i])
-    if not any(join):
+    if not any(join) or (most is not None and sum(join) > most):
         return None
     place = [n] * n  # a join's: the statement it goes before (n: the end)
     for i in range(n - 1, -1, -1):
