@@ -55,8 +55,7 @@ and whether a stream's item is its own iteration's (else the iteration before's)
 
 
 _Prior = tuple[int, str | list[Piece]]
-"""A run's variable stream i's cotangents before its loop (`BackwardLoops._prior`): one name,
-or a stream in pieces."""
+"""Variable stream i's cotangents before its loop (`BackwardLoops._prior`): a name, or pieces."""
 
 
 _node = itemgetter(0)
@@ -192,7 +191,7 @@ class BackwardLoops(Writer):
         the cotangents from outside the run differ between iterations
         (`_outside`): nothing is written then.
         """
-        outside, prior = self._outside(order, per, cot), self._prior(per, cot)
+        outside, prior = self._outside(order, per, cot), self._prior(order, per, cot)
         if outside is None or prior is None or not self._lists_free(order, per, cot):
             return False
         t = per.count - periods.TAIL
@@ -305,22 +304,24 @@ class BackwardLoops(Writer):
             for q in looped
         )
 
-    def _prior(self, per: periods.Period, cot: dict[Node, str]) -> list[_Prior] | None:
+    def _prior(
+        self, order: list[Ordered], per: periods.Period, cot: dict[Node, str]
+    ) -> list[_Prior] | None:
         """The cotangents the run's variable streams have before its loop, as it reads them.
 
-        A variable the nodes after the run read too has one already (`ForwardLoops.
-        _streams_roll`): each looped iteration's cotangent starts there, and its
-        run adds to it, as the eager sweep does. Per variable stream with them:
-        its index and one name (the same for all: a parameter) or the pieces of
-        its items, last first (`pieces`). None if some looped iterations have
-        one and others none, or the pieces are too many: no loop then.
+        A variable the nodes after the run read too has one (`_streams_roll`):
+        each looped iteration's starts there and its run adds to it, as eager
+        does. Per stream with them: its index, and one name (a parameter) or
+        its items' pieces, last first (`pieces`). None if only some looped
+        iterations have one, or the pieces are too many: no loop then.
         """
         looped = range(periods.HEAD, per.count - periods.TAIL)
         pending, plain = self.pending, self.plain_inputs
         out: list[_Prior] = []
-        for i, (a, b) in enumerate(per.inputs):
+        # each input read once (most programs): read by this run alone
+        for i, (a, b) in enumerate(per.inputs if self._readers(order).twice else ()):
             xs = [self.input_nodes[a + b * q] for q in reversed(looped)]
-            if xs[0] in plain:
+            if xs[0] in plain or not self._read_elsewhere(order, xs):
                 continue
             seq = [pending.get(x) or cot.get(x) for x in xs]
             first = seq[0]
@@ -557,8 +558,9 @@ class BackwardLoops(Writer):
             )
             return
         values = self._item(target, returns.index(got))
+        elsewhere = self._read_elsewhere(order, xs)
         for k, x in enumerate(reversed(xs)):
-            if self._read_before(order, x, per.start):
+            if elsewhere and self._read_before(order, x, per.start):
                 cot.pop(x, None)
                 self.pending[x] = (values, k)
                 continue

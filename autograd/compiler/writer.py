@@ -158,9 +158,8 @@ class Writer:
     variable an earlier node reads too: `_variables_of_loop`): the list's name, where;
     named by a statement when the sweep reads one (`_unpend`), or streamed by the loop of
     the run they belong to (`_outside`, `_prior`)."""
-    readers_of: tuple[list[Ordered], Counter[Node], dict[Node, int]] | None
-    """An order, how many of its nodes read each input, and where the first one is, of
-    those read more than once, once asked (`ForwardLoops._input_readers`, `_read_before`)."""
+    readers_of: InputReaders | None
+    """Who reads the inputs in the last order asked about (`_input_readers`)."""
     stacks: list[tuple[dict[Node, int], list[Period], list[Ordered]]]
     """Per order whose runs were rolled with their values kept (`forward`'s ``stacked``):
     where its nodes are, and its rolled runs (`_looped`)."""
@@ -265,33 +264,27 @@ class Writer:
         self._stacked = {}
 
     def _input_readers(self, order: list[Ordered]) -> Counter[Node]:
-        """How many nodes of ``order`` read each input.
+        """How many nodes of ``order`` read each input (`InputReaders`, once an order)."""
+        return self._readers(order).counts
 
-        Counted once an order: a wide program's runs each ask, and its order
-        is 200,000 nodes.
+    def _readers(self, order: list[Ordered]) -> InputReaders:
+        """Who reads the inputs in ``order`` (`InputReaders`, made once an order)."""
+        if self.readers_of is None or self.readers_of.order is not order:
+            self.readers_of = InputReaders(order, self.input_nodes)
+        return self.readers_of
+
+    def _read_elsewhere(self, order: list[Ordered], xs: Sequence[Node]) -> bool:
+        """Whether a node of ``order`` besides its one reader reads one of the inputs ``xs``.
+
+        Most programs read each input once: then this answers at once.
         """
-        if self.readers_of is not None and self.readers_of[0] is order:
-            return self.readers_of[1]
-        inputs = set(self.input_nodes)
-        readers = Counter(x for _, ins in order for x in dict.fromkeys(ins) if x in inputs)
-        self.readers_of = (order, readers, {})
-        return readers
+        readers = self._readers(order)
+        return readers.twice and max(map(readers.counts.__getitem__, xs), default=0) > 1
 
     def _read_before(self, order: list[Ordered], x: Node, p: int) -> bool:
-        """Whether a node of ``order`` before position ``p`` reads input ``x``.
-
-        Where an input is first read is found once an order, when first asked.
-        """
-        readers = self._input_readers(order)
-        if readers[x] == 1:
-            return False
-        first = cast("tuple[object, object, dict[Node, int]]", self.readers_of)[2]
-        if not first:
-            for q, (_, ins) in enumerate(order):
-                for y in ins:
-                    if readers[y] > 1:
-                        first.setdefault(y, q)
-        return first[x] < p
+        """Whether a node of ``order`` before position ``p`` reads input ``x``."""
+        readers = self._readers(order)
+        return readers.counts[x] > 1 and readers.first()[x] < p
 
     def const(self, value: float) -> str:
         """A name for a constant, shared by every constant with the same bits."""
@@ -476,3 +469,32 @@ def named_elementwise(e: FormElementwise, names: list[str]) -> Elementwise:
 
 
 _NONE: frozenset[str] = frozenset()
+
+
+class InputReaders:
+    """How many nodes of an order read each input, and where the first one is.
+
+    Counted once an order: a wide program's runs each ask, and its order is
+    200,000 nodes. Where the first reader is is found only if asked, and only
+    for inputs read more than once.
+    """
+
+    __slots__ = ("_first", "counts", "order", "twice")
+
+    def __init__(self, order: list[Ordered], inputs: Sequence[Node]) -> None:
+        self.order = order
+        known = set(inputs)
+        self.counts = Counter(x for _, ins in order for x in dict.fromkeys(ins) if x in known)
+        self.twice = max(self.counts.values(), default=0) > 1
+        self._first: dict[Node, int] | None = None
+
+    def first(self) -> dict[Node, int]:
+        """Each input read more than once: the position of its first reader."""
+        if self._first is None:
+            counts, first = self.counts, dict[Node, int]()
+            for q, (_, ins) in enumerate(self.order):
+                for y in ins:
+                    if counts[y] > 1:
+                        first.setdefault(y, q)
+            self._first = first
+        return self._first
