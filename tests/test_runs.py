@@ -195,3 +195,43 @@ def test_every_run_found_reads_where_its_refs_say_at_every_iteration(seed: int) 
         i = run.start + run.period * run.count
         owner[run.start : i] = [len(runs)] * (i - run.start)
         runs.append(run)
+
+
+def test_a_run_found_past_a_skipped_position_starts_at_its_first_iteration() -> None:
+    """Four items that repeat nothing, then 40 iterations of five forms, each item reading
+    the one before: the search tries items 0 and 8 (`Options.stride`), finds the run at 8,
+    a step into an iteration, and starts it where its first iteration starts."""
+    forms = [90, 91, 92, 93] + [1, 2, 3, 4, 5] * 40
+    operands: list[list[int]] = [[]] + [[j - 1] for j in range(1, len(forms))]
+    found = _runs.short_runs(forms, operands, 4, 16, Options())
+    assert [(start, period) for start, period, *_ in found] == [(4, 5)]
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_runs_found_past_skipped_positions_read_where_they_say(seed: int) -> None:
+    """At the default stride, a run found a few items into an iteration is started earlier
+    (`_earliest`); what `short_runs` reports of it (iterations, fixed items, input streams,
+    earlier runs' streams) is what checking the run from its reported start finds."""
+    forms, operands, _, _ = _periodic_program(random.Random(seed))
+    forms = [99 - k for k in range(seed % 7)] + forms  # the run a few items later
+    operands = [[] for _ in range(seed % 7)] + [
+        [j + seed % 7 if j >= 0 else j for j in ops] for ops in operands
+    ]
+    owner, runs = [-1] * len(forms), list[_runs.Run]()
+    for start, period, count, fixed, inputs, lists in _runs.short_runs(
+        forms, operands, 2, 2, Options(), lists=True
+    ):
+        run = _runs._extent(start, period, forms, operands, owner, runs, count)
+        assert run is not None
+        assert run.count == count
+        refs = [ref for slot in run.refs for ref in slot]
+        assert fixed == sorted({ref[1] for ref in refs if ref[0] == _runs.FIXED})
+        assert inputs == sorted({(ref[1], ref[2]) for ref in refs if ref[0] == _runs.INPUTS})
+        assert lists == sorted(
+            {
+                (runs[r].start + runs[r].period * first + slot, runs[r].period * step)
+                for _, r, slot, first, step in (ref for ref in refs if ref[0] == _runs.LIST)
+            }
+        )
+        owner[start : start + period * count] = [len(runs)] * (period * count)
+        runs.append(run)

@@ -115,7 +115,7 @@ def short_runs(
     runs: list[Run] = []
     found = []
     windows = Windows(forms, nxt, options, every=True) if long else None
-    i = 0
+    i = done = 0
     while i < n:
         run = best_run(
             i, forms, operands, nxt, owner, runs, min_reps, min_statements, options, windows
@@ -123,6 +123,7 @@ def short_runs(
         if run is None:
             i += options.stride
             continue
+        run = _earliest(run, done, forms, operands, owner, runs, options.stride)
         refs = [ref for slot in run.refs for ref in slot]
         if lists or all(ref[0] != LIST for ref in refs):
             fixed = sorted({ref[1] for ref in refs if ref[0] == FIXED})
@@ -138,8 +139,35 @@ def short_runs(
         if lists:
             owner[run.start : end] = [len(runs)] * (end - run.start)
             runs.append(run)
-        i = end
+        i = done = end
     return found
+
+
+def _earliest(
+    run: Run,
+    done: int,
+    forms: list[int],
+    operands: list[list[int]],
+    owner: list[int],
+    runs: list[Run],
+    stride: int,
+) -> Run:
+    """``run`` started at the earliest item after ``done`` that holds as many iterations.
+
+    The search tries the position `Options.stride` after one that failed; the
+    positions between were not tried. The run may have begun there, and found
+    later it starts a few items into an iteration. Started at its first item,
+    each iteration reads one item of an earlier run (a Hessian's sweep reads
+    the chain's value of its step), not one item's last readers and the next
+    one's first.
+    """
+    p = run.period
+    for s in range(max(done, run.start - stride + 1), run.start):
+        if forms[s : s + p] == forms[s + p : s + 2 * p]:
+            got = _extent(s, p, forms, operands, owner, runs, run.count)
+            if got is not None:
+                return got
+    return run
 
 
 def next_same(forms: list[int]) -> list[int]:
