@@ -70,6 +70,12 @@ def chain(x: Scalar, steps: list[float]) -> Scalar:
     return x
 
 
+def slope(x: Scalar, steps: list[float]) -> Scalar:
+    """The chain's derivative: differentiated, its trace is the chain then its sweep (runs
+    as traced, the sweep's reading the chain's values last first)."""
+    return ag.grad(chain)(x, steps)
+
+
 def rnn(w: list[Scalar], xs: list[float]) -> Scalar:
     h: Scalar = 0.3
     for x in xs:
@@ -109,6 +115,7 @@ def _mid_cases() -> dict[str, tuple[Callable[..., Scalar], tuple[object, ...]]]:
         "entropy_2000": (entropy, ([abs(w) + 0.01 for w in ws[:2_000]],)),
         "shared_500": (shared, (ws[:500], xs[:500])),
         "chain_400": (chain, (0.5, steps)),
+        "slope_400": (slope, (0.5, steps)),
         "rnn_400": (rnn, ([0.8, 0.1], steps)),
         "rnn_losses_400": (rnn_losses, (0.3, steps)),
         "points_net_20": (points_net, (net, points, labels)),
@@ -122,6 +129,7 @@ def _cases() -> dict[str, tuple[Callable[..., Scalar], tuple[object, ...]]]:
         "sin_sum": (sin_sum, (ws, xs)),
         "entropy": (entropy, ([abs(w) + 0.01 for w in ws[:20_000]],)),
         "rnn_losses": (rnn_losses, (0.3, steps)),
+        "slope": (slope, (0.5, steps[:10_000])),
         "points_net": (points_net, (net, points, labels)),
     }
 

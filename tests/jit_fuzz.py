@@ -107,10 +107,34 @@ class Case:
         if self.transform == "none":
             return fn
         make = _TRANSFORMS[self.transform]
+        if SECOND:  # differentiated twice: the sweep jit writes reads the traced sweep's nodes
+            fn = _first_derivative(fn, self.argnums, self.has_aux)
         made = make(fn, argnums=self.argnums, has_aux=self.has_aux)
         if TRACED:  # a plain function to jit: the sweep is traced as nodes, read in reverse
             return lambda *args: made(*args)
         return made
+
+
+def _first_derivative(
+    fn: Callable[..., object], argnums: int | tuple[int, ...], has_aux: bool
+) -> Callable[..., object]:
+    """A scalar of ``fn``'s gradient (`SECOND`): ``sum(g * g + g)`` over its leaves, and the aux.
+
+    Differentiated again under `jit`, the trace holds the first sweep as nodes
+    (a chain's sweep reads the chain's values last first), and the compiled
+    sweep reads them.
+    """
+    first = _TRANSFORMS["value_and_grad"](fn, argnums=argnums, has_aux=has_aux)
+
+    def scalar(*args: object) -> object:
+        value, grads = cast("tuple[object, object]", first(*args))
+        aux = None
+        if has_aux:  # ((value, aux), grads)
+            value, aux = cast("tuple[object, object]", value)
+        total = ag.sum([g * g + g for g in _leaves(grads)]) + cast(Scalar, value) * 0.5
+        return (total, aux) if has_aux else total
+
+    return scalar
 
 
 def make_case(seed: int) -> Case:
@@ -257,6 +281,12 @@ def _term(
 
 
 SKIPPED = "skipped"
+
+SECOND = False
+"""Differentiate each case twice (`--second`): the function jit's transform differentiates
+is a scalar of the case's gradient (`_first_derivative`), so the compiled graph holds a
+sweep as nodes, whose runs read the forward's runs backwards, and jit sweeps it again (what
+`jit(grad(grad(f)))` compiles). Off by default."""
 
 TRACED = False
 """Jit each transformed function as a plain one (`--traced`): the transform runs inside
@@ -587,14 +617,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="with --periods: the sequence differentiated, its items read again by wide sums",
     )
     parser.add_argument(
+        "--second",
+        action="store_true",
+        help="differentiate each case twice; each run's values kept as traced (`keep_always`)",
+    )
+    parser.add_argument(
         "--settle",
         type=int,
         help="with --periods: iterations a backward loop may take to settle (0: all prologue)",
     )
     ns = parser.parse_args(argv)
-    global POINTS, PERIODS, REREAD, TRACED, WIDE  # a script's switches, read by make_case
+    global POINTS, PERIODS, REREAD, SECOND, TRACED, WIDE  # a script's switches, read by make_case
     POINTS, PERIODS, TRACED, WIDE = ns.points, ns.periods, ns.traced, ns.wide
-    REREAD = ns.reread
+    REREAD, SECOND = ns.reread, ns.second
     global OPTIONS  # a script's compiler options, read by check
     changes: dict[str, Any] = {}
     if ns.periods:
@@ -611,6 +646,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         changes["settle"] = ns.settle
     if ns.sink:
         changes["sink_always"] = True
+    if ns.second:
+        changes["keep_always"] = True
     OPTIONS = attrs.evolve(DEFAULT, **changes)
     bad: list[str] = []
     skipped = 0

@@ -4,8 +4,8 @@
 which of a program's runs become loops before statements are written; the
 fuzzers lower them to reach small programs. Here the defaults stay, and
 programs of a few hundred to a few thousand nodes (a wide sum, a tanh sum,
-a sum whose terms read a value at three depths, a chain, an RNN reading its
-data, losses at every step, a net over points)
+a sum whose terms read a value at three depths, a chain, a chain's second
+derivative, an RNN reading its data, losses at every step, a net over points)
 must give eager's bits on their first and a later call, and roll into loops
 where they are large enough to.
 """
@@ -48,6 +48,11 @@ def shared(ws: list[Scalar], xs: list[Scalar]) -> Scalar:
     return ag.sum(terms)
 
 
+def slope(x: Scalar, n: int) -> Scalar:
+    """A chain's derivative: differentiated again, a trace of the chain and its sweep."""
+    return ag.grad(functools.partial(chain, n=n))(x)
+
+
 def rnn_losses(w: Scalar, xs: list[float]) -> Scalar:
     h, losses = w, []
     for x in xs:
@@ -76,6 +81,8 @@ def case(kind: str, n: int, rng: random.Random) -> Case:
         return ag.value_and_grad(shared, argnums=(0, 1)), (u[: n // 9], u[n : n + n // 9]), n
     if kind == "chain":
         return ag.value_and_grad(functools.partial(chain, n=n // 3)), (u[0],), n
+    if kind == "slope":  # 16 equations a step: 3 of the chain's, 13 of its sweep's
+        return ag.value_and_grad(functools.partial(slope, n=n // 16)), (u[0],), n
     if kind == "rnn":  # every step reads its own input
         rnn = functools.partial(rnn_over, where=(None,))
         return ag.value_and_grad(rnn), (u[:2], u[2 : 2 + n // 4]), n
@@ -93,7 +100,9 @@ def case(kind: str, n: int, rng: random.Random) -> Case:
     max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
-    kind=st.sampled_from(["dot", "tanh_sum", "shared", "chain", "rnn", "rnn_losses", "net"]),
+    kind=st.sampled_from(
+        ["dot", "tanh_sum", "shared", "chain", "slope", "rnn", "rnn_losses", "net"]
+    ),
     n=st.integers(300, 6_000),
     seed=st.integers(0, 2**32 - 1),
 )

@@ -22,6 +22,7 @@ import pytest
 import autograd as ag
 from autograd.compiler import chunks, equations
 from autograd.compiler import codegen as _codegen
+from autograd.compiler import runs as _runs
 from autograd.compiler.options import Options
 from autograd.compiler.stmts import Stmt
 from autograd.compiler.writer import RuleCode
@@ -170,6 +171,53 @@ def test_jit_agrees_with_eager_when_inputs_are_read_by_several_runs(
     assert list(disagreements(range(9000, 9600))) == []
     streamed = sum("_u0" in src for src in sources if src.startswith("def bwd_loop"))
     assert streamed >= 5  # (8 in these cases)
+
+
+@pytest.mark.parametrize("extra", ["", "WIDE", "POINTS"])
+def test_jit_agrees_with_eager_when_differentiated_twice(
+    monkeypatch: pytest.MonkeyPatch, extra: str
+) -> None:
+    """`jit_fuzz --periods --second [--wide | --points]`: jit differentiates a scalar of
+    each case's gradient, whose trace holds a sweep as nodes: runs reading earlier runs
+    backwards, rolled as traced with their values kept (`keep_always`) and swept by loops
+    that give the earlier runs' items their cotangents (``_m``)."""
+    for name in ("PERIODS", "SECOND", *([extra] if extra else [])):
+        monkeypatch.setattr(jit_fuzz, name, True)
+    options = Options(**jit_fuzz.EVERY_PERIOD, keep_always=True)
+    monkeypatch.setattr(jit_fuzz, "OPTIONS", options)
+    sources = generated_sources(monkeypatch)
+    assert list(disagreements(range(6000, 6300))) == []
+    given = sum("_m0" in src for src in sources if src.startswith("def bwd_loop"))
+    assert given >= 8  # (22, 41 and 15 in these cases)
+
+
+def _started_with_the_found_phases_refs(
+    run: _runs.Run,
+    done: int,
+    forms: list[int],
+    operands: list[list[int]],
+    owner: list[int],
+    runs: list[_runs.Run],
+    stride: int,
+) -> _runs.Run:
+    """`runs._earliest` with a defect: the earlier start keeps the refs found at the later one
+    (each operand read where it was an item or so later in the body)."""
+    got = _runs._extent  # (the real check, for where a run may start at all)
+    for s in range(max(done, run.start - stride + 1), run.start):
+        if got(s, run.period, forms, operands, owner, runs, run.count) is not None:
+            return _runs.Run(s, run.period, run.count, run.refs)
+    return run
+
+
+def test_twice_differentiated_fuzz_catches_a_run_started_with_another_phases_reads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("PERIODS", "SECOND"):
+        monkeypatch.setattr(jit_fuzz, name, True)
+    options = Options(**jit_fuzz.EVERY_PERIOD, keep_always=True)
+    monkeypatch.setattr(jit_fuzz, "OPTIONS", options)
+    monkeypatch.setattr(_runs, "_earliest", _started_with_the_found_phases_refs)
+    assert next(disagreements(range(6000, 6300)), None) is not None
 
 
 def test_most_fuzz_cases_compare_rather_than_skip() -> None:

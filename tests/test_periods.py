@@ -344,18 +344,40 @@ def test_a_value_read_after_the_run_from_inside_it_keeps_the_run_straight(
     assert not any(s.startswith("def fwd_loop") for s in sources)
 
 
-def test_a_second_derivative_keeps_eager_bits(sources: Sources) -> None:
-    """The inner sweep's nodes read every forward value of the chain: its run is read
-    from outside, so it is written straight (and `reroll` rolls the statements)."""
+def slope(x: Scalar, n: int) -> Scalar:
+    return ag.grad(chain)(x, n)
 
-    def slope(x: Scalar, n: int) -> Scalar:
-        return ag.grad(chain)(x, n)
 
+def test_a_second_derivative_rolls_its_chain_and_its_sweep_both_ways(sources: Sources) -> None:
+    """The trace holds the chain, then its sweep, whose every step reads the chain's value
+    of its step, last first. As traced, with the runs' values kept (`ForwardPass._kept`),
+    both are loops forward (the sweep's streams the chain's list backwards) and backward
+    (the sweep's loop gives each chain value's cotangent, the chain's loop streams them)."""
+    for x in (0.5, -0.25):  # 200 steps: the loops hold nine tenths of it (`depth_gain`)
+        got = jit(ag.value_and_grad(slope), static_argnums=1)(x, 200)
+        assert bits(got) == bits(ag.value_and_grad(slope)(x, 200))
+    forward = [s for s in sources if s.startswith("def fwd_loop")]
+    assert len(forward) == 4  # two runs, two calls (one compiled program each)
+    assert any("reversed(" in s or ":-1]" in s for s in forward)  # the chain, last first
+    assert sources.swept == 4
+    assert any(s.startswith("def bwd_loop") and "_m0" in s for s in sources)
+
+
+@pytest.mark.parametrize("n", [DEFAULT.loops_from // 2, DEFAULT.loops_from * 3])
+def test_a_second_derivative_rolls_at_the_default_thresholds(
+    sources: Sources, monkeypatch: pytest.MonkeyPatch, n: int
+) -> None:
+    """`jit(grad(grad(f)))` of a chain of ``n`` steps: its 13 nodes a step are all rolled
+    as equations, forward and backward; `reroll` rolls nothing."""
+    use(monkeypatch, DEFAULT)
+    second = ag.grad(ag.grad(chain))
+    jitted = jit(second, static_argnums=1)
     for x in (0.5, -0.25):
-        got = jit(ag.value_and_grad(slope), static_argnums=1)(x, STEPS)
-        assert bits(got) == bits(ag.value_and_grad(slope)(x, STEPS))
-    assert sources
-    assert not any(s.startswith("def fwd_loop") for s in sources)
+        assert bits(jitted(x, n)) == bits(second(x, n))
+    assert sum(s.startswith("def fwd_loop") for s in sources) == 2
+    assert sources.swept == 2
+    assert not any(s.startswith("def loop") for s in sources)
+    assert sum(s.count("\n") for s in sources) < 600  # not 13 statements a step
 
 
 def settling(p: list[Scalar], n: int) -> Scalar:

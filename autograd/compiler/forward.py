@@ -122,7 +122,7 @@ class ForwardPass(ForwardLoops):
         looped = periods.looped(found)
         # an RNN reading its data (``w * x`` a step) looks wide too, but as traced each step
         # is one iteration: by depth, the products would be a loop of their own
-        if opts.depth_always or looped < len(w.order) * (1 - opts.depth_gain):
+        if opts.depth_always or opts.keep_always or looped < len(w.order) * (1 - opts.depth_gain):
             wide = None if opts.sink_always else self._by_depth(stacked)
             if wide is not None:  # written in depth order, runs' values kept in lists
                 return wide
@@ -133,9 +133,38 @@ class ForwardPass(ForwardLoops):
             sunk = None if found else self._sunk(few_joins=self.depth_looped >= 0.5)
             if sunk is not None:  # a loss over data points: each point's network a run
                 return sunk
+            kept = None if stacked else self._kept(named)
+            if kept is not None:  # a sweep reading a chain: a Hessian's
+                return w.order, w.forms, kept
         if stacked and found:
             self.stacks.append((w.at, self.rolled, w.order))
         return w.order, w.forms, found
+
+    def _kept(self, named: list[Node]) -> list[periods.Period] | None:
+        """Runs as traced where a run may read an earlier one's values; None if not worth it.
+
+        A second derivative's trace is a chain, then its backward sweep reading
+        the chain's values last first: as traced, the sweep's run reads an
+        earlier run, which only a loop keeping that run's values can give it
+        (`periods.find`'s ``stacked``). The order stays the trace's, so the
+        backward sweep adds every contribution in the eager order, and the
+        sweep's loop hands the chain's loop its cotangents as a stream
+        (`BackwardLoops._given`, `_outside`). Kept, as `_by_depth`, if the runs
+        hold all but `Options.depth_gain` of the equations and the sweep's
+        rules read few values one by one (`_reads_few`).
+        """
+        w, opts = self.walk, self.options
+        found = self._runs(True, named)
+        if not found:
+            return None
+        if not opts.keep_always and (
+            periods.looped(found) < len(w.order) * (1 - opts.depth_gain)
+            or not self._reads_few(self._swept_by_loops(w.order, found))
+        ):
+            return None
+        self._keep_values()
+        self.stacks.append((w.at, self.rolled, w.order))
+        return found
 
     def _runs(self, stacked: bool, named: list[Node]) -> list[periods.Period]:
         """Runs of the walk's equations worth a loop (`periods.find`).

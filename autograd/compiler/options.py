@@ -70,6 +70,10 @@ class Options:
     sink_always: bool = attrs.field(default=False, validator=_flag)
     """Sink the joins of every program whose runs the order as traced does not hold, and
     keep its runs however few equations they hold (`tests/jit_fuzz.py --sink`)."""
+    keep_always: bool = attrs.field(default=False, validator=_flag)
+    """Roll every program with a sweep as traced, its runs' values kept, where neither depth
+    order nor sunk joins were taken, however few equations its runs hold
+    (`tests/jit_fuzz.py --second`)."""
     release_size: int = attrs.field(default=1024, validator=_at_least(0))
     """Batches from this size on clear each register holding a dead array."""
     loops_from: int = attrs.field(default=1_000, validator=_at_least(0))
