@@ -28,6 +28,14 @@ def sin_sum(ws: list[Scalar], xs: list[Scalar]) -> Scalar:
     return ag.sum([ag.sin(w) * x for w, x in zip(ws, xs, strict=True)])
 
 
+def tanh_terms(ws: list[Scalar], xs: list[Scalar]) -> Scalar:
+    """Terms of three equations whose sweep reads each ``tanh``: by depth, loops both ways.
+
+    Each run is swept by a loop streaming the values it reads.
+    """
+    return ag.sum([ag.tanh(w * x) * w for w, x in zip(ws, xs, strict=True)])
+
+
 def rnn_losses(w: Scalar, xs: list[Scalar]) -> Scalar:
     """A loss at every step of an RNN: the sum's joins sunk, the steps one loop."""
     h, states = w, []
@@ -71,8 +79,10 @@ def chain(x: Scalar, steps: list[float]) -> Scalar:
 
 
 def slope(x: Scalar, steps: list[float]) -> Scalar:
-    """The chain's derivative: differentiated, its trace is the chain then its sweep (runs
-    as traced, the sweep's reading the chain's values last first)."""
+    """The chain's derivative: differentiated, its trace is the chain then its sweep.
+
+    As traced, with the runs' values kept, the sweep's run reads the chain's last first.
+    """
     return ag.grad(chain)(x, steps)
 
 
@@ -128,6 +138,7 @@ def _cases() -> dict[str, tuple[Callable[..., Scalar], tuple[object, ...]]]:
         "tanh_sum": (tanh_sum, (ws, xs)),
         "sin_sum": (sin_sum, (ws, xs)),
         "entropy": (entropy, ([abs(w) + 0.01 for w in ws[:20_000]],)),
+        "tanh_terms": (tanh_terms, (ws[:20_000], xs[:20_000])),
         "rnn_losses": (rnn_losses, (0.3, steps)),
         "slope": (slope, (0.5, steps[:10_000])),
         "points_net": (points_net, (net, points, labels)),
