@@ -27,7 +27,7 @@ from autograd.compiler.options import DEFAULT
 
 sys.path.insert(0, str(Path(__file__).parent))
 from jit_fuzz import bits  # the fuzzer is a script beside the tests
-from test_periods import rnn_over
+from test_periods import rnn_over, slope  # slope: a chain's derivative
 from test_reroll import chain, generated_sources
 
 Scalar = ag.Scalar
@@ -46,11 +46,6 @@ def shared(ws: list[Scalar], xs: list[Scalar]) -> Scalar:
         v = w * x
         terms.append(ag.tanh(ag.tanh(ag.tanh(x))) * v + v * 0.5 + ag.tanh(v))
     return ag.sum(terms)
-
-
-def slope(x: Scalar, n: int) -> Scalar:
-    """A chain's derivative: differentiated again, a trace of the chain and its sweep."""
-    return ag.grad(functools.partial(chain, n=n))(x)
 
 
 def rnn_losses(w: Scalar, xs: list[float]) -> Scalar:

@@ -173,6 +173,14 @@ def test_jit_agrees_with_eager_when_inputs_are_read_by_several_runs(
     assert streamed >= 5  # (8 in these cases)
 
 
+def _differentiated_twice(monkeypatch: pytest.MonkeyPatch, *switches: str) -> None:
+    """`jit_fuzz --periods --second` and ``switches``: each run rolled, kept as traced."""
+    for name in ("PERIODS", "SECOND", *switches):
+        monkeypatch.setattr(jit_fuzz, name, True)
+    options = Options(**jit_fuzz.EVERY_PERIOD, keep_always=True)
+    monkeypatch.setattr(jit_fuzz, "OPTIONS", options)
+
+
 @pytest.mark.parametrize("extra", ["", "WIDE", "POINTS"])
 def test_jit_agrees_with_eager_when_differentiated_twice(
     monkeypatch: pytest.MonkeyPatch, extra: str
@@ -181,10 +189,7 @@ def test_jit_agrees_with_eager_when_differentiated_twice(
     each case's gradient, whose trace holds a sweep as nodes: runs reading earlier runs
     backwards, rolled as traced with their values kept (`keep_always`) and swept by loops
     that give the earlier runs' items their cotangents (``_m``)."""
-    for name in ("PERIODS", "SECOND", *([extra] if extra else [])):
-        monkeypatch.setattr(jit_fuzz, name, True)
-    options = Options(**jit_fuzz.EVERY_PERIOD, keep_always=True)
-    monkeypatch.setattr(jit_fuzz, "OPTIONS", options)
+    _differentiated_twice(monkeypatch, *([extra] if extra else []))
     sources = generated_sources(monkeypatch)
     assert list(disagreements(range(6000, 6300))) == []
     given = sum("_m0" in src for src in sources if src.startswith("def bwd_loop"))
@@ -212,10 +217,7 @@ def _started_with_the_found_phases_refs(
 def test_twice_differentiated_fuzz_catches_a_run_started_with_another_phases_reads(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    for name in ("PERIODS", "SECOND"):
-        monkeypatch.setattr(jit_fuzz, name, True)
-    options = Options(**jit_fuzz.EVERY_PERIOD, keep_always=True)
-    monkeypatch.setattr(jit_fuzz, "OPTIONS", options)
+    _differentiated_twice(monkeypatch)
     monkeypatch.setattr(_runs, "_earliest", _started_with_the_found_phases_refs)
     assert next(disagreements(range(6000, 6300)), None) is not None
 
