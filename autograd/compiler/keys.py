@@ -185,7 +185,8 @@ def static_key(x: object, where: str, fn: Callable[..., object] | None) -> objec
 
     So ``0.0`` and ``-0.0``, ``1``, ``1.0`` and ``True`` are different keys, and a
     nan matches itself (``==`` would retrace it on every call). Tuples and
-    frozensets are keyed element by element.
+    frozensets are keyed element by element; a dataclass or attrs instance
+    by ``==`` and by its compared fields' keys.
 
     Raises:
         HoldsNode: if ``x`` is or holds a node (keeping it would keep its graph alive).
@@ -211,7 +212,20 @@ def static_key(x: object, where: str, fn: Callable[..., object] | None) -> objec
             f"jit({name_of(fn)}): {where} is part of the cache key and must be hashable, but it "
             f"holds a {t.__name__} ({x!r:.60}); pass a tuple or frozenset, or make it traced"
         ) from None
+    # ``Config(0.0) == Config(-0.0)``: its fields' bits too, so never coarser than either
+    fields = _compared_fields(t)
+    if fields:
+        return (t, x, *[static_key(getattr(x, f), f"{where}.{f}", fn) for f in fields])
     return (t, x)
+
+
+def _compared_fields(t: type) -> list[str]:
+    """The fields a dataclass's or an attrs class's ``==`` compares (none for another class)."""
+    if attrs.has(t):
+        return [a.name for a in attrs.fields(t) if a.eq]
+    if dataclasses.is_dataclass(t):
+        return [f.name for f in dataclasses.fields(t) if f.compare]
+    return []
 
 
 def holds_node(x: object) -> bool:
