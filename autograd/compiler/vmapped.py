@@ -117,8 +117,11 @@ def batched_call(mapped: Mapped, batch: Batch, cache: Cache, options: Options) -
     packed = packs(size)  # small batches: parallel statements as 2-d operations
     key = ("vmap", key, tuple(varying), packed)
     inputs: list[object] = list(flat)
-    for k, c in zip(varying, columns, strict=True):
-        inputs[k] = column(c.values)  # type: ignore[attr-defined]  # a _Column
+    try:
+        for k, c in zip(varying, columns, strict=True):
+            inputs[k] = column(c.values)  # type: ignore[attr-defined]  # a _Column
+    except TypeError:  # a node in a later example: the loop builds on it
+        return NOT_BATCHED
 
     def lift(v: object) -> object:  # a number the trace returned as it is
         try:
