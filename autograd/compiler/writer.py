@@ -424,13 +424,6 @@ class Writer:
         """The nodes every iteration of a run reads (their cotangents add up over it)."""
         return [order[f][0] if f >= 0 else self.input_nodes[-1 - f] for f in per.fixed]
 
-    def _variables(self, per: Period, q: int) -> list[Node]:
-        """Iteration ``q``'s streamed variables (differentiated inputs), one per such stream."""
-        if not 0 <= q < per.count:
-            return []
-        xs = [self.input_nodes[a + b * q] for a, b in per.inputs]
-        return [x for x in xs if x not in self.plain_inputs]
-
 
 def to_form(src: str, uses: tuple[str, ...]) -> Form:
     """A template ``src`` over slot stand-ins ``_0``, ``_1``, ... (`Writer._slot_syms`) as a `Form`.
