@@ -10,7 +10,7 @@ examples as it would without NumPy.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import cast
 
 from autograd.compiler.arrays import as_batch, column, dialect, packs, quiet
@@ -116,11 +116,8 @@ def batched_call(mapped: Mapped, batch: Batch, cache: Cache, options: Options) -
     size, arrays = batch.size, batch.arrays
     packed = packs(size)  # small batches: parallel statements as 2-d operations
     key = ("vmap", key, tuple(varying), packed)
-    inputs: list[object] = list(flat)
-    try:
-        for k, c in zip(varying, columns, strict=True):
-            inputs[k] = column(c.values)  # type: ignore[attr-defined]  # a _Column
-    except TypeError:  # a node in a later example: the loop builds on it
+    inputs = _with_columns(flat, varying, columns)
+    if inputs is None:  # a node in a later example: the loop builds on it
         return NOT_BATCHED
 
     def lift(v: object) -> object:  # a number the trace returned as it is
@@ -172,6 +169,19 @@ def break_even(calls: tuple[int, int], options: Options) -> float:
     """
     numpy_calls, statements = calls
     return options.numpy_call * numpy_calls / (statements + CALL_STATEMENTS)
+
+
+def _with_columns(
+    flat: Sequence[object], varying: list[int], columns: list[object]
+) -> list[object] | None:
+    """The traced floats with each mapped leaf's column as an array; None if one holds a node."""
+    inputs = list(flat)
+    try:
+        for k, c in zip(varying, columns, strict=True):
+            inputs[k] = column(c.values)  # type: ignore[attr-defined]  # a _Column
+    except TypeError:
+        return None
+    return inputs
 
 
 def _first_example(
