@@ -710,29 +710,40 @@ def test_binary_random_points_match_live_pytorch(name: str, xy: tuple[float, flo
     atol = u * math.ulp(_scale2(name, x, y))
     for i, (a, e) in enumerate(zip(ours, theirs, strict=True)):
         ok = within(a, e, min(u, 1.0) if i < 3 else u, atol if i >= 3 else 0.0)
-        if not ok and i >= 3 and math.isfinite(e):  # PyTorch's own rounding: the exact decides
-            exact = _exact_second2(name, x, y)[i - 3]
-            ok = within(a, exact, u, atol)
-            e = exact
+        if not ok and name in _EXACT2 and math.isfinite(e):  # PyTorch's rounding: exact decides
+            e = _exact2(name, x, y)[i]
+            ok = within(a, e, min(u, 1.0) if i < 3 else u, atol if i >= 3 else 0.0)
         assert ok, f"{name} output {i} at {xy!r}: ours {a!r}, torch (or exact) {e!r}"
 
 
-def _exact_second2(name: str, x: float, y: float) -> list[float]:
-    """The four second partials (xx, xy, yx, yy) of arctan2 or hypot, by mpmath."""
-    f = {"arctan2": mpmath.atan2, "hypot": mpmath.hypot}[name]
+_EXACT2 = {"arctan2": mpmath.atan2, "hypot": mpmath.hypot}
+
+
+def _exact2(name: str, x: float, y: float) -> list[float]:
+    """Value, both partials and the four second partials (as `derivatives2`), by mpmath."""
     with mpmath.workdps(MP_DPS):
-        orders = ((2, 0), (1, 1), (1, 1), (0, 2))
-        return [float(mpmath.diff(f, (mpmath.mpf(x), mpmath.mpf(y)), n)) for n in orders]
+        orders = ((0, 0), (1, 0), (0, 1), (2, 0), (1, 1), (1, 1), (0, 2))
+        at = (mpmath.mpf(x), mpmath.mpf(y))
+        return [float(mpmath.diff(_EXACT2[name], at, n)) for n in orders]
 
 
 def test_a_second_partial_torch_rounds_is_checked_against_the_exact() -> None:
     # PyTorch's mixed partial of arctan2 at (0, y) is 5 ulps from -1/y**2; ours is 1
     x, y = 0.0, 655334670972887.0
-    exact = _exact_second2("arctan2", x, y)
+    exact = _exact2("arctan2", x, y)
     with mpmath.workdps(MP_DPS):
-        assert exact[1] == exact[2] == float(-1 / mpmath.mpf(y) ** 2)
+        assert exact[4] == exact[5] == float(-1 / mpmath.mpf(y) ** 2)
     hxy = derivatives2(BINARY["arctan2"], x, y)[4]
-    assert within(hxy, exact[1], 1.0)
+    assert within(hxy, exact[4], 1.0)
+
+
+def test_a_first_partial_torch_rounds_is_checked_against_the_exact() -> None:
+    # hypot's d/dx = x / hypot(x, y): PyTorch's is 1 ulp below the exact, ours 1 above
+    x, y = 3.282000260670509, 0.9
+    exact = _exact2("hypot", x, y)[1]
+    ours = derivatives2(BINARY["hypot"], x, y)[1]
+    assert within(ours, exact, 1.0)
+    assert not within(ours, exact, 0.0)  # the point still tells the rounding apart
 
 
 # --- mpmath: exact values and derivatives --------------------------------------------
