@@ -1,11 +1,13 @@
-"""NumPy arrays given to `jit`: a traced function must do with them what it does eagerly.
+"""NumPy arrays given to `jit`: a traced function does with them what it does eagerly, or raises.
 
-`jit` traces an array argument as the list of its floats (a batch for a
-`vmap` inside, docs/vmap.md). Indexing, iterating, `autograd.sum` and `vmap`
-mean the same on both; Python's list operators do not: ``xs * 2`` doubles
-an array's elements but repeats a list. The strict xfails below are
-such programs where `jit` silently returns the list's meaning today; each
-must start to pass (then lose its mark) when a traced array keeps its own.
+`jit` traces an array argument as the list of its variables (a batch for a
+`vmap` inside, docs/vmap.md), a `TracedArray`. Indexing, iterating, slicing,
+`autograd.sum` and `vmap` mean the same on an array and on that list, and an
+array (or a slice of one, or a `vmap` result over one) returned is a float64
+array. Python's list operators do not mean the same (``xs * 2`` doubles an
+array but repeats a list), nor do NumPy's functions on a list of nodes (a
+sequential sum, not NumPy's pairwise one): those raise a `TypeError` that
+says why, where they used to return the list's meaning silently.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import pytest
 
 import autograd as ag
 from autograd import Scalar
+from autograd.core.batching import TracedArray
 
 np = pytest.importorskip("numpy")
 
@@ -32,12 +35,20 @@ def _mapped(xs: object) -> object:
     return ag.vmap(_twice)(xs)  # type: ignore[arg-type]  # an array: loosely typed here
 
 
+def _shared_varies(xs: object) -> object:
+    """A vmap whose shared argument varies in an earlier batch: `jit` traces the loop."""
+    total = ag.sum(_mapped(xs))  # type: ignore[call-overload]  # a batch
+    return ag.vmap(lambda x, s: x * s, (0, None))(xs, total)
+
+
 def bits(tree: object) -> object:
     """What a wrong result could differ in: container type, length, each float's bits."""
     if isinstance(tree, np.ndarray):
-        return ("array", [bits(float(v)) for v in tree.tolist()])
+        return ("array", str(tree.dtype), [bits(float(v)) for v in tree.tolist()])
     if isinstance(tree, list | tuple):
         return (type(tree).__name__, [bits(v) for v in tree])
+    if isinstance(tree, dict):
+        return ("dict", [(k, bits(v)) for k, v in tree.items()])
     if isinstance(tree, float):  # np.float64 too: a float subclass, its value's bits
         return struct.pack("<d", tree)
     return ("other", type(tree).__name__, repr(tree))
@@ -46,17 +57,35 @@ def bits(tree: object) -> object:
 SAME: dict[str, Callable[[object], object]] = {
     "autograd.sum": lambda xs: ag.sum(xs),  # type: ignore[call-overload]  # an array
     "a comprehension": lambda xs: [ag.tanh(x) for x in xs],  # type: ignore[attr-defined]
-    "vmap then autograd.sum": lambda xs: ag.sum(_mapped(xs)),  # type: ignore[call-overload]  # a batch
+    "an element": lambda xs: xs[3] * 3.0,  # type: ignore[index]
+    "the array returned": lambda xs: xs,
+    "slices returned": lambda xs: {"odd": xs[1::2], "back": (xs[::-1], xs[2:5])},  # type: ignore[index]
+    "vmap then autograd.sum": lambda xs: ag.sum(_mapped(xs)),  # type: ignore[call-overload]
     "vmap returned": _mapped,
+    "vmap of a slice": lambda xs: _mapped(xs[2:9]),  # type: ignore[index]
+    "vmap looping, returned": _shared_varies,
+    "a list of arrays mapped": lambda xs: ag.vmap(lambda p: p[0] * p[1])([xs, xs[::-1]]),  # type: ignore[index]
+    "nested vmap": lambda xs: _nested(xs[:3], xs[3:6]),  # type: ignore[index]
 }
 
-LIST_MEANING: dict[str, Callable[[object], object]] = {
+
+def _nested(a: object, b: object) -> object:
+    inner = ag.vmap(lambda u, v: u * 10.0 + v, in_axes=(None, 0))
+    return ag.vmap(inner, in_axes=(0, None))(a, b)
+
+
+REFUSED: dict[str, Callable[[object], object]] = {
     "xs * 2": lambda xs: xs * 2,  # type: ignore[operator]
     "2 * xs": lambda xs: 2 * xs,  # type: ignore[operator]
+    "xs * 2.0": lambda xs: xs * 2.0,  # type: ignore[operator]
     "xs + xs": lambda xs: xs + xs,  # type: ignore[operator]
+    "-xs": lambda xs: -xs,  # type: ignore[operator]
+    "xs == xs": lambda xs: ag.sum(xs) * float(np.all(xs == xs)),  # type: ignore[call-overload]
     "xs[1:3] * 2": lambda xs: xs[1:3] * 2,  # type: ignore[index]
+    "np.sum(xs)": lambda xs: np.sum(xs),
     "vmap(f)(xs) * 2": lambda xs: _mapped(xs) * 2,  # type: ignore[operator]
     "vmap(f)(xs) + vmap(f)(xs)": lambda xs: _mapped(xs) + _mapped(xs),  # type: ignore[operator]
+    "vmap looping, * 2": lambda xs: _shared_varies(xs) * 2,  # type: ignore[operator]
 }
 
 
@@ -64,26 +93,33 @@ LIST_MEANING: dict[str, Callable[[object], object]] = {
 def test_what_an_array_and_its_list_mean_alike_matches_eager(name: str) -> None:
     f = SAME[name]
     xs = np.array(XS)
-    assert bits(ag.jit(f)(xs)) == bits(f(xs))
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="jit traces an array argument as a list, so a list operator on it (or on a vmap "
-    "result over it) takes the list's meaning: repeated or concatenated, not elementwise",
-)
-@pytest.mark.parametrize("name", list(LIST_MEANING))
-def test_a_list_operator_on_a_traced_array_means_what_it_means_eagerly(name: str) -> None:
-    f = LIST_MEANING[name]
-    xs = np.array(XS)
     want = f(xs)
-    try:
-        got = ag.jit(f)(xs)
-    except TypeError:
-        return  # refusing it, loudly, would be right too
-    assert bits(got) == bits(want)
+    jf = ag.jit(f)
+    assert bits(jf(xs)) == bits(want)
+    assert bits(jf(xs)) == bits(want)  # the compiled call, not the trace
+
+
+@pytest.mark.parametrize("name", list(REFUSED))
+def test_a_list_operator_on_a_traced_array_raises_where_it_would_mean_the_lists(
+    name: str,
+) -> None:
+    f = REFUSED[name]
+    xs = np.array(XS)
+    f(xs)  # eager: NumPy's meaning
+    with pytest.raises(TypeError, match="traced as the list of its floats"):
+        ag.jit(f)(xs)
 
 
 def test_on_lists_the_list_operators_mean_what_they_mean_eagerly() -> None:
-    for f in LIST_MEANING.values():
+    for name in ("xs * 2", "2 * xs", "xs + xs", "xs[1:3] * 2", "vmap(f)(xs) * 2"):
+        f = REFUSED[name]
         assert bits(ag.jit(f)(list(XS))) == bits(f(list(XS)))
+
+
+def test_a_traced_arrays_slice_and_copy_stay_traced_arrays() -> None:
+    xs = TracedArray([1.0, 2.0, 3.0])
+    assert type(xs[1:]) is TracedArray
+    assert type(xs.copy()) is TracedArray
+    assert xs[1] == 2.0
+    with pytest.raises(TypeError, match="traced as the list"):
+        xs * 2  # the operator is the test

@@ -290,11 +290,6 @@ def test_a_shared_value_from_another_batch_loops_with_eagers_results(
     assert FALLBACKS["batch too big or external"] == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="when a vmap inside jit loops over a NumPy array argument (its shared value varies "
-    "in another batch, so jit traces again looping), the result is a list, not eager's array",
-)
 def test_a_shared_value_from_another_batch_over_an_array_gives_an_array() -> None:
     xs = np.array([0.5, -1.0, 2.0, -0.0, 3.0, 1.5, 0.25, -3.0, 4.0, 1.0])
     same(ag.jit(_shared_varies)(xs), _shared_varies(xs))

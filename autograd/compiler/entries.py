@@ -11,14 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from autograd.compiler.arrays import as_batch
+from autograd.compiler.arrays import as_batch, column
 from autograd.compiler.codegen import Chunk, NotBatchable, Program
 from autograd.compiler.dispatch import Fast, fusable
-from autograd.compiler.keys import name_of
+from autograd.compiler.keys import Groups, groups, name_of, regroup
 from autograd.compiler.lowering import record
+from autograd.core.batching import TracedArray
 from autograd.core.context import TraceState
 from autograd.core.nodes import Node, _Arith
-from autograd.pytree import Kind, TreeDef, builder, pair_builder, unflatten
+from autograd.pytree import Kind, TreeDef, builder, flatten_any, pair_builder, unflatten
 from autograd.transforms.arguments import Arguments, result_leaves
 from autograd.transforms.grad import scalar_output
 
@@ -110,6 +111,7 @@ def _compile_plain(
     columns: set[Node],
     state: TraceState,
 ) -> Entry:
+    result, arrays = _arrays_out(result)
     leaves, tree = named_result_leaves(result, "output", fn)
     nodes: list[Node] = [x for x in leaves if isinstance(x, _Arith)]
     program.forward(nodes, state.guards, stacked=True)  # no sweep: runs read later roll too
@@ -121,9 +123,22 @@ def _compile_plain(
 
     def finish(out: tuple[float, ...], lift: Callable[[object], object] = same) -> object:
         it = iter(out)
-        return unflatten(tree, [next(it) if x is _OUT else lift(x) for x in fixed])
+        got = unflatten(tree, [next(it) if x is _OUT else lift(x) for x in fixed])
+        return got if arrays is None else regroup(arrays, got, column)
 
     return Entry(run, finish, chunk=program.lone if run is linked else None)
+
+
+def _arrays_out(result: object) -> tuple[object, Groups | None]:
+    """``result`` with each `TracedArray` in it a list, and where they were (`keys.groups`).
+
+    An array argument (or a `vmap` result over one) returned is a float64 array.
+    """
+    arrays = groups(result, lambda x: type(x) is TracedArray)
+    if arrays is None:
+        return result, None
+    leaves, tree = flatten_any(result)
+    return unflatten(tree, [list(x) if type(x) is TracedArray else x for x in leaves]), arrays
 
 
 def _compile_grad(
@@ -137,6 +152,7 @@ def _compile_grad(
     state: TraceState,
 ) -> Entry:
     out, aux = scalar_output(vg, result)
+    aux, arrays = _arrays_out(aux)
     aux_leaves, aux_tree = named_result_leaves(aux, "aux", vg.fn)
     aux_nodes: list[Node] = [x for x in aux_leaves if isinstance(x, _Arith)]
     aux_fixed = [_OUT if isinstance(x, _Arith) else x for x in aux_leaves]
@@ -166,6 +182,7 @@ def _compile_grad(
         g = gtrees[0] if vg.single else tuple(gtrees)
         if vg.has_aux:
             a = unflatten(aux_tree, [next(it) if x is _OUT else lift(x) for x in aux_fixed])
+            a = a if arrays is None else regroup(arrays, a, column)
             return ((v, a), g) if vg.name == "value_and_grad" else (g, a)
         return (v, g) if vg.name == "value_and_grad" else g
 

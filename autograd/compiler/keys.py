@@ -144,6 +144,34 @@ def arrays_as_lists(x: object) -> object:
     return unflatten(tree, [v.tolist() if is_float_array(v) else v for v in leaves])  # type: ignore[attr-defined]  # an array
 
 
+def groups(shaped: object, grouped: Callable[[object], bool]) -> Groups | None:
+    """``shaped``'s tree, and per leaf its length if it is ``grouped`` (an array); None if none is.
+
+    `regroup` rebuilds the tree from the same tree with each group as the
+    list of its items (as `arrays_as_lists` makes it), items perhaps replaced.
+    It holds no leaf, so a compiled entry may keep it.
+    """
+    leaves, tree = flatten_any(shaped)
+    sizes = [len(x) if grouped(x) else None for x in leaves]  # type: ignore[arg-type]  # a group
+    return None if sizes.count(None) == len(sizes) else (tree, sizes)
+
+
+Groups = tuple[TreeDef, list[int | None]]
+"""A tree and, per leaf, its length if it is a group (an array), else None (`groups`)."""
+
+
+def regroup(shape: Groups, expanded: object, make: Callable[[list[object]], object]) -> object:
+    """The tree of `groups` with ``make`` of each group's items, read from ``expanded``."""
+    tree, sizes = shape
+    items, _ = flatten_any(expanded)
+    out: list[object] = []
+    at = 0
+    for n in sizes:
+        out.append(items[at] if n is None else make(items[at : at + n]))
+        at += 1 if n is None else n
+    return unflatten(tree, out)
+
+
 def slow_shape(
     args: tuple[object, ...],
     static: Collection[int],

@@ -40,16 +40,19 @@ from autograd.compiler.keys import (
     arrays_as_lists,
     fast_shape,
     flatten_arg,
+    groups,
     name_of,
+    regroup,
     slow_shape,
 )
 from autograd.compiler.options import Options
-from autograd.core.batching import BatchedList, BatchEscape, Example
+from autograd.core.batching import BatchedList, BatchEscape, Example, TracedArray
 from autograd.core.batching import hook as batch_hook
 from autograd.core.context import TraceState
 from autograd.core.nodes import Leaf, Node, _Arith
 from autograd.pytree import TreeDef, flatten_any, unflatten
 from autograd.transforms.arguments import Arguments
+from autograd.transforms.batch import is_float_array
 
 FALLBACKS: collections.Counter[str] = collections.Counter()
 """Each deliberate fallback taken, by name (docs/jit.md, "Fallbacks"): a compiler error is
@@ -104,6 +107,10 @@ def _traced(
     spans = _array_spans(args, static, fn)  # where NumPy arrays sit among the inputs
     given = tuple(a if i in static or not spans else arrays_as_lists(a) for i, a in enumerate(args))
     inputs, trees, new_args = _fresh_variables(given, static, fn, vg)
+    for i, a in enumerate(args):  # an array is traced as its variables, without list arithmetic
+        shape = groups(a, is_float_array) if spans and i not in static else None
+        if shape is not None:
+            new_args[i] = regroup(shape, new_args[i], TracedArray)
     wrt = _differentiated(wrt_nums, inputs, trees, len(args))
     differentiated = set(wrt)  # the rest are plain floats in the eager call
     state = TraceState({x for x in inputs if x not in differentiated})

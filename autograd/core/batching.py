@@ -67,6 +67,11 @@ _EXAMPLE = Example()
 class BatchedList(list[object]):
     """A `vmap` result inside a batched `jit` trace: ``len`` examples, one node for all."""
 
+    # a list's operators and NumPy's: the loop gives them the list's or the array's meaning
+    __add__ = __radd__ = __iadd__ = __mul__ = __rmul__ = __imul__ = escape
+    __sub__ = __rsub__ = __truediv__ = __rtruediv__ = __pow__ = __rpow__ = escape
+    __neg__ = __pos__ = __abs__ = __array__ = escape
+
     def __init__(self, node: Node, size: int) -> None:
         super().__init__([_EXAMPLE] * size)
         self.node = node
@@ -77,3 +82,40 @@ BatchHook = Callable[[Callable[..., object], object, object], object]
 
 hook: ContextVar[BatchHook | None] = ContextVar("autograd_batch_hook", default=None)
 """Set while `jit` traces a function that may run `vmap` as one batch."""
+
+
+def _refuse(self: TracedArray, *_: object) -> NoReturn:
+    raise TypeError(
+        "jit: a NumPy array argument (or a vmap result over one) is traced as the list of "
+        "its floats, and NumPy's operators and functions on it are not traced (the list's "
+        "meaning, repeating or concatenating, would differ from the array's): compute "
+        "per example (vmap, a comprehension) or outside jit"
+    )
+
+
+class TracedArray(list[object]):
+    """A 1-d NumPy array inside a `jit` trace: the list of its elements, without list arithmetic.
+
+    Indexing, iterating, ``len``, `autograd.sum` and `vmap` mean the same on an
+    array and on the list of its floats; Python's list operators and NumPy's
+    functions do not (``xs * 2`` repeats a list but doubles an array), so they
+    raise a `TypeError` here rather than compute the list's meaning. A slice
+    is a `TracedArray` too; `jit` returns one as a float64 array.
+    """
+
+    __slots__ = ()
+    __add__ = __radd__ = __iadd__ = __mul__ = __rmul__ = __imul__ = _refuse
+    __sub__ = __rsub__ = __truediv__ = __rtruediv__ = __pow__ = __rpow__ = _refuse
+    __neg__ = __pos__ = __abs__ = _refuse
+    # NumPy compares elementwise, a list as a whole
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse
+    __array__ = _refuse
+    __hash__ = None
+
+    def __getitem__(self, at: object) -> object:  # type: ignore[override]  # any index
+        got = list.__getitem__(self, at)  # type: ignore[call-overload]  # an int or a slice
+        return TracedArray(got) if type(at) is slice else got
+
+    def copy(self) -> TracedArray:
+        """A copy, still an array's elements (`list.copy` would give a plain list)."""
+        return TracedArray(self)

@@ -15,6 +15,7 @@ from typing import Literal, TypeAlias, cast
 
 import attrs
 
+from autograd.core.batching import TracedArray
 from autograd.core.context import TraceState, trace_state
 from autograd.core.convert import NotANumber, to_float
 from autograd.core.nodes import Const, Node, _Arith, parents, plain_in_eager
@@ -226,6 +227,7 @@ def _column(
         or (
             any(c.kind is Kind.LEAF for c in t.children)
             and not (_is_ndarray(leaves[at]) if convert else is_float_array(leaves[at]))
+            and type(leaves[at]) is not TracedArray
         )  # a list of arrays: a container of batches
     ):
         for k, c in enumerate(t.children):
@@ -257,13 +259,11 @@ def _column(
     if all(type(v) is float for v in values):  # the common case, checked at C speed
         return _Column(values, path)
     if convert:
-        return _Column(
-            [
-                v if type(v) is float or isinstance(v, _Arith) else _number(v, f"{path}[{k}]", who)
-                for k, v in enumerate(values)
-            ],
-            path,
-        )
+        converted = [
+            v if type(v) is float or isinstance(v, _Arith) else _number(v, f"{path}[{k}]", who)
+            for k, v in enumerate(values)
+        ]  # an array in a `jit` trace stays one (its variables are nodes)
+        return _Column(TracedArray(converted) if type(values) is TracedArray else converted, path)
     for k, v in enumerate(values):
         if not _is_number(v):
             raise TypeError(
@@ -365,6 +365,8 @@ class Batch:
         self.size = batch_size(self.columns, "vmap: ")
         self.arrays = any(is_float_array(c.values) for c in self.columns)
         """A mapped leaf is a NumPy array: outputs of numbers are arrays too."""
+        self.traced_arrays = any(type(c.values) is TracedArray for c in self.columns)
+        """A mapped leaf is an array in a `jit` trace: outputs of nodes are `TracedArray`s."""
         self.clean: set[Node] = set()  # nodes known not to depend on a mapped node
         self.mapped: set[Node] | None = None  # the nodes in the columns, once needed
 
@@ -433,6 +435,8 @@ def stack_outputs(outs: list[object], axes: TreeDef, batch: Batch) -> object:
         elif batch.arrays and not any(isinstance(x, _Arith) for x in column):
             numpy = sys.modules["numpy"]  # loaded: an argument is one of its arrays
             leaves.append(numpy.array(column, dtype="float64"))
+        elif batch.traced_arrays:
+            leaves.append(TracedArray(column))
         else:
             leaves.append(column)
     return unflatten(tree, leaves)
@@ -502,17 +506,16 @@ def columns_of(
 def _flatten(x: object, arrays_as_lists: bool) -> tuple[list[object], TreeDef]:
     """`flatten_any` of ``x``; with ``arrays_as_lists``, each 1-d NumPy array a list."""
     leaves, tree = flatten_any(x)
-    if arrays_as_lists and any(_is_ndarray(v) and getattr(v, "ndim", 0) == 1 for v in leaves):
+    if arrays_as_lists and any(map(_one_d, leaves)):
         return flatten_any(
-            unflatten(
-                tree,
-                [
-                    list(v) if _is_ndarray(v) and getattr(v, "ndim", 0) == 1 else v  # type: ignore[call-overload]  # an array iterates
-                    for v in leaves
-                ],
-            )
+            unflatten(tree, [list(v) if _one_d(v) else v for v in leaves])  # type: ignore[call-overload]  # an array iterates
         )
     return leaves, tree
+
+
+def _one_d(v: object) -> bool:
+    """A 1-d NumPy array, or one that `jit` traces (`TracedArray`)."""
+    return (_is_ndarray(v) and getattr(v, "ndim", 0) == 1) or type(v) is TracedArray
 
 
 def _leaf_axes(axes: TreeDef, tree: TreeDef) -> list[tuple[str, Axis]]:
