@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import math
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
+import attrs
 import pytest
 
 import autograd as ag
@@ -108,6 +109,65 @@ def test_a_list_operator_on_a_traced_array_raises_where_it_would_mean_the_lists(
     f(xs)  # eager: NumPy's meaning
     with pytest.raises(TypeError, match="traced as the list of its floats"):
         ag.jit(f)(xs)
+
+
+def _tanh_sum(w: Scalar, xs: Sequence[Scalar]) -> Scalar:
+    def one(x: Scalar) -> Scalar:
+        return ag.tanh(w * x)
+
+    return ag.sum(ag.vmap(one)(xs))
+
+
+@attrs.frozen
+class Data:
+    xs: object
+    w: float
+
+
+CONTAINERS: dict[str, tuple[Callable[..., object], tuple[object, ...]]] = {
+    "in a dict": (
+        lambda d: {"s": ag.sum(_mapped(d["xs"])), "xs": d["xs"]},  # type: ignore[call-overload]
+        ({"xs": XS},),
+    ),
+    "in an attrs class": (lambda a: (a.xs[2:], ag.vmap(lambda x: x * a.w)(a.xs)), (Data(XS, 3.0),)),
+    "shared whole": (
+        lambda a, b: ag.vmap(lambda x, bb: x * ag.sum(bb), in_axes=(0, None))(a, b),
+        (XS, XS[:3]),
+    ),
+    "an empty slice": (lambda a: a[5:5], (XS,)),
+    "a list of an array and a slice": (lambda a: [a, a[:2]], (XS,)),
+    "differentiated beside one": (ag.grad(_tanh_sum), (0.7, XS)),
+}
+
+
+def _arrays(tree: object) -> object:
+    """``tree`` with each list of `XS` (or a slice of it) as a NumPy array."""
+    if isinstance(tree, Data):
+        return Data(_arrays(tree.xs), tree.w)
+    if isinstance(tree, dict):
+        return {k: _arrays(v) for k, v in tree.items()}
+    if isinstance(tree, tuple):
+        return tuple(map(_arrays, tree))
+    return np.array(tree) if isinstance(tree, list) else tree
+
+
+@pytest.mark.parametrize("name", list(CONTAINERS))
+def test_arrays_in_containers_come_back_as_eager_gives_them(name: str) -> None:
+    f, given = CONTAINERS[name]
+    args = _arrays(given)
+    assert isinstance(args, tuple)
+    want = bits(f(*args))
+    jf = ag.jit(f)
+    assert [bits(jf(*args)) for _ in range(3)] == [want] * 3
+
+
+def test_an_array_in_aux_is_refused_as_eagerly() -> None:
+    f = ag.value_and_grad(lambda w, xs: (w * 2.0, xs[::3]), has_aux=True)
+    xs = np.array(XS)
+    with pytest.raises(TypeError, match="aux is a"):
+        f(0.7, xs)
+    with pytest.raises(TypeError, match="aux is a"):
+        ag.jit(f)(0.7, xs)
 
 
 def test_on_lists_the_list_operators_mean_what_they_mean_eagerly() -> None:

@@ -151,8 +151,7 @@ def _compile_grad(
     columns: set[Node],
     state: TraceState,
 ) -> Entry:
-    out, aux = scalar_output(vg, result)
-    aux, arrays = _arrays_out(aux)
+    out, aux = scalar_output(vg, result)  # an array in aux is refused, as eagerly
     aux_leaves, aux_tree = named_result_leaves(aux, "aux", vg.fn)
     aux_nodes: list[Node] = [x for x in aux_leaves if isinstance(x, _Arith)]
     aux_fixed = [_OUT if isinstance(x, _Arith) else x for x in aux_leaves]
@@ -182,7 +181,6 @@ def _compile_grad(
         g = gtrees[0] if vg.single else tuple(gtrees)
         if vg.has_aux:
             a = unflatten(aux_tree, [next(it) if x is _OUT else lift(x) for x in aux_fixed])
-            a = a if arrays is None else regroup(arrays, a, column)
             return ((v, a), g) if vg.name == "value_and_grad" else (g, a)
         return (v, g) if vg.name == "value_and_grad" else g
 

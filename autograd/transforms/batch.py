@@ -366,7 +366,7 @@ class Batch:
         self.arrays = any(is_float_array(c.values) for c in self.columns)
         """A mapped leaf is a NumPy array: outputs of numbers are arrays too."""
         self.traced_arrays = any(type(c.values) is TracedArray for c in self.columns)
-        """A mapped leaf is an array in a `jit` trace: outputs of nodes are `TracedArray`s."""
+        """A mapped leaf is an array in a `jit` trace: outputs of numbers are `TracedArray`s."""
         self.clean: set[Node] = set()  # nodes known not to depend on a mapped node
         self.mapped: set[Node] | None = None  # the nodes in the columns, once needed
 
@@ -435,7 +435,9 @@ def stack_outputs(outs: list[object], axes: TreeDef, batch: Batch) -> object:
         elif batch.arrays and not any(isinstance(x, _Arith) for x in column):
             numpy = sys.modules["numpy"]  # loaded: an argument is one of its arrays
             leaves.append(numpy.array(column, dtype="float64"))
-        elif batch.traced_arrays:
+        elif batch.traced_arrays and all(
+            not isinstance(x, _Arith) or plain_in_eager(x) for x in column
+        ):  # numbers in the eager call: an array there
             leaves.append(TracedArray(column))
         else:
             leaves.append(column)
