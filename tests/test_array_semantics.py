@@ -18,6 +18,8 @@ from collections.abc import Callable, Sequence
 
 import attrs
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import autograd as ag
 from autograd import Scalar
@@ -50,8 +52,8 @@ def bits(tree: object) -> object:
         return (type(tree).__name__, [bits(v) for v in tree])
     if isinstance(tree, dict):
         return ("dict", [(k, bits(v)) for k, v in tree.items()])
-    if isinstance(tree, float):  # np.float64 too: a float subclass, its value's bits
-        return struct.pack("<d", tree)
+    if isinstance(tree, float):  # np.float64 too; nans alike (docs/numerics.md)
+        return "nan" if math.isnan(tree) else struct.pack("<d", tree)
     return ("other", type(tree).__name__, repr(tree))
 
 
@@ -98,6 +100,20 @@ def test_what_an_array_and_its_list_mean_alike_matches_eager(name: str) -> None:
     jf = ag.jit(f)
     assert bits(jf(xs)) == bits(want)
     assert bits(jf(xs)) == bits(want)  # the compiled call, not the trace
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    name=st.sampled_from(sorted(SAME)),
+    values=st.lists(st.floats(width=64), min_size=9, max_size=24),
+)
+def test_random_arrays_mean_what_they_mean_eagerly(name: str, values: list[float]) -> None:
+    f = SAME[name]
+    xs = np.array(values)
+    want = bits(f(xs))
+    jf = ag.jit(f)
+    assert bits(jf(xs)) == want
+    assert bits(jf(xs[::-1].copy())) == bits(f(xs[::-1].copy()))  # the compiled call
 
 
 @pytest.mark.parametrize("name", list(REFUSED))
@@ -183,3 +199,28 @@ def test_a_traced_arrays_slice_and_copy_stay_traced_arrays() -> None:
     assert xs[1] == 2.0
     with pytest.raises(TypeError, match="traced as the list"):
         xs * 2  # the operator is the test
+
+
+def test_numpy_on_traced_numbers_raises_where_it_would_compute_otherwise() -> None:
+    # NumPy adds a float64 array pairwise; a list of traced nodes, one by one
+    xs = [(-1.0) ** k * 10.0 ** (k % 11 - 5) / (k + 3) for k in range(40)]
+
+    def f(v: list[float]) -> float:
+        return float(np.sum(v)) * 1.0
+
+    f(xs)  # eager: NumPy's pairwise sum
+    with pytest.raises(TypeError, match="NumPy was given"):
+        ag.jit(f)(xs)
+
+
+def test_numpy_on_nodes_of_the_eager_call_still_computes_as_eagerly() -> None:
+    xs: list[Scalar] = [0.1 * k for k in range(20)]
+
+    def loss(v: list[Scalar]) -> Scalar:
+        total: Scalar = np.sum(v)  # an object array: each + a node's, in order
+        return total * total
+
+    eager = ag.value_and_grad(loss)(xs)
+    assert bits(ag.jit(ag.value_and_grad(loss))(xs)) == bits(eager)
+    assert isinstance(np.sum([ag.Leaf(1.0), ag.Leaf(2.0)]), ag.Node)
+    assert isinstance(np.float64(2.0) * ag.Leaf(3.0), ag.Node)

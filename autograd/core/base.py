@@ -42,6 +42,15 @@ _mul: Callable[[_Arith, _Arith], Node] = _unbuilt
 _div: Callable[[_Arith, _Arith], Node] = _unbuilt
 _pow: Callable[[_Arith, _Arith], Node] = _unbuilt
 
+
+def _never(node: Node) -> bool:
+    return False
+
+
+_plain_in_trace: Callable[[Node], bool] = _never
+"""Whether a node is a number in the eager call `jit` is tracing (`rules.plain_in_eager`,
+set by `nodes`): NumPy would compute on it as float64, in its own way."""
+
 _INF = math.inf
 _NAN = math.nan
 _Number = numbers.Number  # float, int, bool, complex, Fraction, Decimal, NumPy scalars
@@ -104,6 +113,23 @@ class Node:
 
     __slots__ = ()
     __array_ufunc__ = None
+
+    def __array__(self, dtype: object = None, copy: object = None) -> object:
+        """What NumPy makes of a node: a 0-d object array holding it (NumPy is loaded).
+
+        Refused in a `jit` trace where the eager call holds a number: there
+        NumPy would compute in float64 its own way (``np.sum`` adds pairwise),
+        which the traced nodes cannot reproduce.
+        """
+        if _plain_in_trace(self):
+            raise TypeError(
+                f"jit: NumPy was given {self!r}, a number in the eager call: NumPy's own "
+                "arithmetic on it (np.sum adds pairwise) cannot be traced; use autograd's "
+                "functions (autograd.sum, autograd.mean, ...) inside jit"
+            )
+        held = sys.modules["numpy"].empty((), dtype=object)
+        held[()] = self
+        return held
 
     if TYPE_CHECKING:  # what every node class (`Leaf`, `Const`, each `Op`) defines: the sweeps'
 
