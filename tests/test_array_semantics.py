@@ -134,6 +134,14 @@ def _tanh_sum(w: Scalar, xs: Sequence[Scalar]) -> Scalar:
     return ag.sum(ag.vmap(one)(xs))
 
 
+def _scaled_with_aux(w: Scalar, xs: Sequence[Scalar]) -> tuple[Scalar, object]:
+    def one(x: Scalar) -> Scalar:
+        return w * x
+
+    scaled = ag.vmap(one)(xs)  # nodes eagerly (w is differentiated): a list, not an array
+    return ag.sum(scaled), scaled
+
+
 @attrs.frozen
 class Data:
     xs: object
@@ -153,6 +161,10 @@ CONTAINERS: dict[str, tuple[Callable[..., object], tuple[object, ...]]] = {
     "an empty slice": (lambda a: a[5:5], (XS,)),
     "a list of an array and a slice": (lambda a: [a, a[:2]], (XS,)),
     "differentiated beside one": (ag.grad(_tanh_sum), (0.7, XS)),
+    "aux of a variable's products: a list": (
+        ag.value_and_grad(_scaled_with_aux, has_aux=True),
+        (0.7, XS),
+    ),
 }
 
 

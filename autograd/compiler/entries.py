@@ -18,7 +18,7 @@ from autograd.compiler.keys import Groups, groups, name_of, regroup
 from autograd.compiler.lowering import record
 from autograd.core.batching import TracedArray
 from autograd.core.context import TraceState
-from autograd.core.nodes import Node, _Arith
+from autograd.core.nodes import NODE, Node, _Arith, eager_kind
 from autograd.pytree import Kind, TreeDef, builder, flatten_any, pair_builder, unflatten
 from autograd.transforms.arguments import Arguments, result_leaves
 from autograd.transforms.grad import scalar_output
@@ -115,7 +115,7 @@ def _compile_plain(
     leaves, tree = named_result_leaves(result, "output", fn)
     nodes: list[Node] = [x for x in leaves if isinstance(x, _Arith)]
     program.forward(nodes, state.guards, stacked=True)  # no sweep: runs read later roll too
-    sizes = _outputs(program, nodes, columns)
+    sizes = _outputs(program, nodes, columns, state)
     linked = program.link([program.names[x] for x in nodes])
     record(program, leaves, None, (), state)
     run = _as_lists(linked, sizes)
@@ -158,8 +158,8 @@ def _compile_grad(
     root = out if isinstance(out, _Arith) else None
     roots = [root] if root is not None else []
     program.forward([*roots, *aux_nodes], state.guards)
-    _outputs(program, roots, set())  # the value is one number (a batch's: the loop's error)
-    sizes = [(0, False)] * (len(roots) + len(wrt)) + _outputs(program, aux_nodes, columns)
+    _outputs(program, roots, set(), state)  # the value is one number (a batch's: the loop's error)
+    sizes = [(0, False)] * (len(roots) + len(wrt)) + _outputs(program, aux_nodes, columns, state)
     grads = program.backward(root, wrt) if root is not None else ["0.0"] * len(wrt)
     value = [program.names[root]] if root is not None else []
     names = [*value, *grads, *(program.names[x] for x in aux_nodes)]
@@ -202,10 +202,13 @@ Shape = tuple[int, bool]
 """An output's batch: its number of examples (0: one number) and whether it is an array."""
 
 
-def _outputs(program: Program, nodes: Sequence[Node], columns: set[Node]) -> list[Shape]:
+def _outputs(
+    program: Program, nodes: Sequence[Node], columns: set[Node], state: TraceState
+) -> list[Shape]:
     """Per output node, its batch if it is a batched `vmap` result, else ``(0, False)``.
 
-    A batch whose mapped leaves include a NumPy array gives an array, as eager `vmap` does.
+    A batch whose mapped leaves include a NumPy array gives an array, as eager
+    `vmap` does where its outputs are numbers (not under `grad`'s variables).
 
     Raises:
         NotBatchable: if another output varies over a batch (an inner transform
@@ -216,7 +219,8 @@ def _outputs(program: Program, nodes: Sequence[Node], columns: set[Node]) -> lis
         b = program.batch_of.get(x, 0)
         if b and x not in columns:
             raise NotBatchable(x)
-        shapes.append((program.sizes[b - 1], b in program.array_batches) if b else (0, False))
+        array = b in program.array_batches and eager_kind(x, state.floats, state.known) != NODE
+        shapes.append((program.sizes[b - 1], array) if b else (0, False))
     return shapes
 
 
