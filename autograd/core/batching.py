@@ -12,6 +12,10 @@ Anything else done to the examples of a `BatchedList` (indexing, Python's
 ``sum``, arithmetic on an element) raises `BatchEscape`, and `jit` traces the
 function again with `vmap` looping: the batched trace is an optimisation that
 never changes what a program means.
+
+A NumPy array argument is traced as a `TracedArray`: the list of its
+elements, whose list operators (which would repeat or concatenate where NumPy
+computes elementwise) raise instead.
 """
 
 from __future__ import annotations
