@@ -144,12 +144,6 @@ def test_a_non_number_output_raises_eagers_error(out: object) -> None:
     assert raised(lambda: ag.jit(mapped)(XS)) == error
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="jit's own output check refuses these while tracing the batch (TypeError 'jit(...): "
-    "output[1] is a ... which a transform cannot convert'), where eager vmap raises its own "
-    "error naming fn(example 0)[1] (a ValueError for an inexact Fraction)",
-)
 @pytest.mark.parametrize("out", [Fraction(1, 3), np.True_], ids=["fraction", "np-bool"])
 def test_an_output_jit_refuses_raises_eagers_error(out: object) -> None:
     mapped = loose_vmap(lambda x: (x * 2.0, out))

@@ -27,7 +27,7 @@ from autograd.core.batching import BatchedList
 from autograd.core.context import TraceState, nesting
 from autograd.core.nodes import Leaf, Node, _Arith, parents
 from autograd.pytree import flatten_any, unflatten
-from autograd.transforms.batch import LEAF_AXES, Batch, columns_of, is_float_array
+from autograd.transforms.batch import LEAF_AXES, Batch, example_output, is_float_array
 
 Source = tuple[str, object]
 """Where a column's array comes from at run time: ``("data", array)`` (numbers the
@@ -95,9 +95,7 @@ class BatchTrace:
             out = fn(*examples)
         finally:
             self.busy = False
-        # numbers become floats, and anything else raises, as eager `vmap` has them
-        columns, tree = columns_of([out], "fn(example {i})", "vmap: ", convert=True)
-        leaves = [c[0] for c in columns]
+        leaves, tree = example_output(out)  # numbers as floats, as eager `vmap` has them
         results: list[object] = []
         for x in leaves:
             if isinstance(x, _Arith) and self._varies_in(x):

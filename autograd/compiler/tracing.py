@@ -52,7 +52,7 @@ from autograd.core.context import TraceState
 from autograd.core.nodes import Leaf, Node, _Arith
 from autograd.pytree import TreeDef, flatten_any, unflatten
 from autograd.transforms.arguments import Arguments
-from autograd.transforms.batch import is_float_array
+from autograd.transforms.batch import example_output, is_float_array
 
 FALLBACKS: collections.Counter[str] = collections.Counter()
 """Each deliberate fallback taken, by name (docs/jit.md, "Fallbacks"): a compiler error is
@@ -123,6 +123,9 @@ def _traced(
     if HAVE_NUMPY and batch is None and not loop:
         bt = BatchTrace(inputs, state, in_arrays, [n for _, n in spans])
     result = _call_batched(vg.fn if vg is not None else fn, inputs, new_args, kwargs, state, bt)
+    if batch is not None and vg is None:  # `jit(vmap(f))`: f's output as eager `vmap` checks it
+        outs, out_tree = example_output(result)
+        result = unflatten(out_tree, outs)
     plain = [x for x in inputs if x not in differentiated]
     columns: set[Node] = set()
     if bt is not None and bt.used:

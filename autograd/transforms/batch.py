@@ -463,6 +463,15 @@ def arrays_at(result: object, axes: TreeDef) -> object:
     )
 
 
+def example_output(out: object) -> tuple[list[object], TreeDef]:
+    """One example's output as `vmap` checks it: numbers as floats, anything else raises.
+
+    Its leaves and structure (`columns_of` of the one example).
+    """
+    columns, tree = columns_of([out], "fn(example {i})", "vmap: ", convert=True)
+    return [c[0] for c in columns], tree
+
+
 def columns_of(
     trees: Sequence[object], root: str, who: str, convert: bool = False
 ) -> tuple[list[list[object]], TreeDef]:
