@@ -236,3 +236,20 @@ def test_numpy_on_nodes_of_the_eager_call_still_computes_as_eagerly() -> None:
     assert bits(ag.jit(ag.value_and_grad(loss))(xs)) == bits(eager)
     assert isinstance(np.sum([ag.Leaf(1.0), ag.Leaf(2.0)]), ag.Node)
     assert isinstance(np.float64(2.0) * ag.Leaf(3.0), ag.Node)
+
+
+@pytest.mark.parametrize(
+    ("given", "path", "described"),
+    [
+        (np.arange(3.0, dtype=np.float32), "args[0]", "dtype float32 and shape (3,)"),
+        (np.arange(3), "args[0]", "dtype int64 and shape (3,)"),
+        ({"w": [1.0, np.zeros((2, 2))]}, "args[0]['w'][1]", "dtype float64 and shape (2, 2)"),
+    ],
+)
+def test_an_array_jit_cannot_take_is_named_with_its_dtype_and_shape(
+    given: object, path: str, described: str
+) -> None:
+    with pytest.raises(TypeError) as info:
+        ag.jit(lambda a: 1.0)(given)
+    assert str(info.value).startswith(f"jit(<lambda>): {path} is a NumPy array of {described}")
+    assert "numpy.asarray(..., dtype=numpy.float64)" in str(info.value)

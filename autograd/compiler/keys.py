@@ -21,7 +21,7 @@ import attrs
 from autograd.compiler.arrays import HAVE_NUMPY
 from autograd.core.floats import int_to_float
 from autograd.core.nodes import _Arith
-from autograd.pytree import TreeDef, flatten, flatten_any, unflatten
+from autograd.pytree import TreeDef, flatten, flatten_any, paths, unflatten
 from autograd.transforms.arguments import Arguments
 from autograd.transforms.batch import is_float_array
 
@@ -288,10 +288,28 @@ def flatten_arg(
             return found
     except TypeError as e:
         raise TypeError(
-            f"jit({name_of(fn)}): {e}; "
+            f"jit({name_of(fn)}): {_other_array(a, root) or e}; "
             f"mark argument {i} static (static_argnums=({i},)) if it is not data"
         ) from None
     return list(leaves), tree
+
+
+def _other_array(a: object, root: str) -> str | None:
+    """What is wrong with the first NumPy array in ``a`` that is not 1-d float64, if any."""
+    try:
+        leaves, tree = flatten_any(a, root)
+    except TypeError:  # a pytree that contains itself: `flatten`'s message says so
+        return None
+    for path, x in zip(paths(tree, root), leaves, strict=True):
+        t = type(x)
+        if t.__name__ == "ndarray" and t.__module__ == "numpy" and not is_float_array(x):
+            shape, dtype = x.shape, x.dtype  # type: ignore[attr-defined]  # an array
+            return (
+                f"{path} is a NumPy array of dtype {dtype} and shape {shape}, but jit takes "
+                "1-d float64 arrays (a batch for a vmap inside): pass "
+                "numpy.asarray(..., dtype=numpy.float64) of a 1-d array"
+            )
+    return None
 
 
 def with_arrays(a: object, root: str) -> tuple[list[object], TreeDef] | None:
