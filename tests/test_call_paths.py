@@ -356,6 +356,22 @@ def test_a_frozen_config_holding_minus_zero_gets_its_own_trace(
     assert _jit.cache_size(jf) == len(scales)  # one trace a type and bits of a field
 
 
+@dataclasses.dataclass(frozen=True)
+class WithList:
+    scale: float
+    seen: list[float] = dataclasses.field(hash=False, default_factory=list)
+
+
+def test_a_frozen_config_with_an_unhashed_list_field_is_keyed_by_the_rest() -> None:
+    def f(x: Scalar, c: WithList) -> Scalar:
+        return x * c.scale * float(len(c.seen) + 1)
+
+    jf = ag.jit(f, static_argnums=1)
+    for c in [WithList(0.0, [1.0]), WithList(-0.0, [1.0]), WithList(-0.0, [1.0, 2.0])]:
+        assert bits(jf(2.0, c)) == bits(f(2.0, c))
+    assert _jit.cache_size(jf) == 3  # the signed zeros apart, the lists by ==
+
+
 def test_lower_with_a_static_argument_holding_a_node_says_it_runs_eagerly() -> None:
     np = pytest.importorskip("numpy")
 

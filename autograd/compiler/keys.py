@@ -243,8 +243,16 @@ def static_key(x: object, where: str, fn: Callable[..., object] | None) -> objec
     # ``Config(0.0) == Config(-0.0)``: its fields' bits too, so never coarser than either
     fields = _compared_fields(t)
     if fields:
-        return (t, x, *[static_key(getattr(x, f), f"{where}.{f}", fn) for f in fields])
+        return (t, x, *[_field_key(getattr(x, f), f"{where}.{f}", fn) for f in fields])
     return (t, x)
+
+
+def _field_key(v: object, where: str, fn: Callable[..., object] | None) -> object:
+    """A compared field's key; an unhashable field (``hash=False``) is left to ``==``."""
+    try:
+        return static_key(v, where, fn)
+    except TypeError:
+        return None
 
 
 def _compared_fields(t: type) -> list[str]:
