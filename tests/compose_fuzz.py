@@ -21,6 +21,7 @@ cause (it never stops at the first)::
 from __future__ import annotations
 
 import argparse
+import importlib
 import math
 import re
 import struct
@@ -350,7 +351,9 @@ Shape: TypeAlias = "list[Shape] | None"
 
 
 @st.composite
-def stages(draw: st.DrawFn, kind: str, shapes: list[Shape]) -> Stage:
+def stages(
+    draw: st.DrawFn, kind: str, shapes: list[Shape], sizes: Sequence[int] = (1, 2, 3)
+) -> Stage:
     """One transform for arguments of ``shapes``; `vmap` batches them in place."""
     n = len(shapes)
     single = st.integers(0, n - 1)
@@ -362,7 +365,7 @@ def stages(draw: st.DrawFn, kind: str, shapes: list[Shape]) -> Stage:
         return Stage(kind, argnums, pick, draw(st.booleans()), seed)
     in_axes = draw(st.lists(st.sampled_from([0, None]), min_size=n, max_size=n))
     in_axes[draw(single)] = 0  # at least one argument is mapped
-    size = draw(st.integers(1, 3))
+    size = draw(st.sampled_from(sizes))
     for i, axis in enumerate(in_axes):
         if axis == 0:
             shapes[i] = _batched(shapes[i], size)
@@ -414,17 +417,19 @@ def cases(
     kinds: Sequence[str] | None = None,
     jit_level: int | None = None,
     nested_jit: bool | None = False,
+    sizes: Sequence[int] = (1, 2, 3),
 ) -> Case:
     """Random cases: a program under ``kinds`` (innermost first; 1-3 random ones
     if None) with `jit` at ``jit_level`` (0 jits the program itself, ``len(kinds)``
     the whole stack; random if None), and with ``nested_jit`` a second `jit`
-    just inside or outside the first (now and then if None)."""
+    just inside or outside the first (now and then if None); a `vmap` maps
+    one of ``sizes`` examples (from `Options.batch_from`, 8, `jit` runs one batch)."""
     nargs = draw(st.integers(1, 3))
     program = draw(programs(nargs))
     if kinds is None:
         kinds = draw(st.lists(st.sampled_from(TRANSFORMS), min_size=1, max_size=3))
     shapes: list[Shape] = [None] * nargs
-    stack = [draw(stages(kind, shapes)) for kind in kinds]
+    stack = [draw(stages(kind, shapes, sizes)) for kind in kinds]
     level = draw(st.integers(0, len(kinds))) if jit_level is None else jit_level
     stack.insert(level, Stage("jit"))
     if nested_jit or (nested_jit is None and draw(st.integers(0, 5)) == 0):
@@ -437,19 +442,31 @@ def cases(
 SKIPPED = "skipped"
 
 
-def check(case: Case) -> str | None:
+def check(case: Case, arrays: bool = False) -> str | None:
     """None if jit agrees with eager bit for bit on both calls, `SKIPPED`, or why not.
 
     A case is skipped when the eager call raises an arithmetic error or gives
     a complex number: Python's float operators do that on two plain floats
     (an argument that is not differentiated) where IEEE gives ``inf`` or ``nan``.
+    With ``arrays``, each list of numbers among the arguments is a NumPy array
+    (as a user of `vmap` would pass it); where eager refuses that with a
+    `TypeError`, jit must refuse it too.
     """
     eager, jitted = case.build(jitted=False), case.build(jitted=True)
-    for call, args in (("first", case.args), ("second", case.args2)):
+    calls = (("first", case.args), ("second", case.args2))
+    for call, args in ((c, tuple(map(as_arrays, a)) if arrays else a) for c, a in calls):
         try:
             want = bits(eager(*args))
         except (ArithmeticError, ValueError):
             return SKIPPED
+        except TypeError:
+            if arrays:
+                try:
+                    jitted(*args)
+                except TypeError:
+                    return None
+                return f"{call} call: eager raised TypeError, jit did not"
+            raise
         if "complex" in repr(want):
             return SKIPPED
         try:
@@ -461,11 +478,23 @@ def check(case: Case) -> str | None:
     return None
 
 
+def as_arrays(tree: object) -> object:
+    """``tree`` with each non-empty list of floats a float64 NumPy array."""
+    if isinstance(tree, list):
+        if tree and all(type(v) is float for v in tree):
+            return importlib.import_module("numpy").array(tree, dtype="float64")
+        return [as_arrays(v) for v in tree]
+    return tree
+
+
 def bits(x: object) -> object:
     """A result tree's bits: floats by ``struct.pack`` (so ``-0.0 != 0.0``), every nan
-    alike (IEEE leaves nan payloads unspecified), containers by type and keys."""
+    alike (IEEE leaves nan payloads unspecified), containers by type and keys, a
+    NumPy array as its dtype and elements."""
     if type(x) is float:
         return "nan" if math.isnan(x) else struct.pack("<d", x)
+    if type(x).__name__ == "ndarray":
+        return ("array", str(x.dtype), [bits(float(v)) for v in x.tolist()])  # type: ignore[attr-defined]  # an array
     if isinstance(x, list | tuple):
         return (type(x).__name__, [bits(v) for v in x])
     if isinstance(x, dict):
@@ -495,12 +524,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=300)
     parser.add_argument("--show", type=int, default=3, help="examples printed per cause")
     parser.add_argument("--depth", type=int, help="transforms per stack, jit outermost")
+    parser.add_argument(
+        "--arrays", action="store_true", help="lists of numbers passed as NumPy arrays"
+    )
     ns = parser.parse_args(argv)
     outcomes: Counter[str] = Counter()
     causes: dict[str, list[str]] = {}
 
+    sizes = (1, 2, 3, 40) if ns.arrays else (1, 2, 3)  # batches `jit` runs as one, too
     if ns.depth is None:
-        drawn = cases(nested_jit=None)
+        drawn = cases(nested_jit=None, sizes=sizes)
     else:
         kinds = st.lists(st.sampled_from(TRANSFORMS), min_size=ns.depth, max_size=ns.depth)
         drawn = kinds.flatmap(lambda k: cases(k, jit_level=len(k)))
@@ -514,7 +547,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     @given(drawn)
     def run(case: Case) -> None:
-        why = check(case)
+        why = check(case, ns.arrays)
         outcomes["agreed" if why is None else "skipped" if why == SKIPPED else "failed"] += 1
         if why is not None and why != SKIPPED:
             causes.setdefault(cause(why), []).append(f"{describe(case)}: {case!r}")

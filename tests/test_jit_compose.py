@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
-from hypothesis import given, reject
+from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
 import autograd as ag
@@ -32,8 +32,8 @@ from strategies import UNARY as MP_UNARY
 INF, NAN = math.inf, math.nan
 
 
-def agree(case: Case) -> None:
-    why = check(case)
+def agree(case: Case, arrays: bool = False) -> None:
+    why = check(case, arrays)
     if why == SKIPPED:
         reject()  # the eager call raised on two plain floats, as Python's float ops do
     assert why is None, f"{compose_fuzz.describe(case)}: {why}"
@@ -69,6 +69,22 @@ def test_jit_anywhere_in_random_stacks_matches_eager(case: Case) -> None:
 @given(cases(nested_jit=True))
 def test_jit_nested_in_jit_matches_eager(case: Case) -> None:
     agree(case)
+
+
+@given(data=st.data())
+def test_random_stacks_over_numpy_arrays_match_eager(data: st.DataObject) -> None:
+    pytest.importorskip("numpy")
+    kinds = data.draw(st.lists(st.sampled_from(TRANSFORMS), min_size=1, max_size=3))
+    drawn = cases(["vmap", *kinds], jit_level=None, sizes=(1, 2, 40))
+    agree(data.draw(drawn), arrays=True)
+
+
+@settings(max_examples=150)
+@given(data=st.data())
+def test_jit_of_vmap_over_numpy_arrays_matches_eager(data: st.DataObject) -> None:
+    pytest.importorskip("numpy")  # 40 examples: `jit` runs them as one batched program
+    outer = data.draw(st.lists(st.sampled_from(TRANSFORMS), max_size=1))
+    agree(data.draw(cases(["vmap", *outer], jit_level=1, sizes=(40,))), arrays=True)
 
 
 # ---- the compositions the issue names -------------------------------------------------------
