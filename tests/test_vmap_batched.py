@@ -654,7 +654,10 @@ def test_a_bad_leaf_beside_arrays_is_named_by_its_path() -> None:
     f = jit(ag.value_and_grad(batch_loss))
     with pytest.raises(TypeError, match=r"b\.ys\[1\] is a str"):
         f(0.7, Batch(np.array([1.0, 2.0]), [1.0, "2"]))  # type: ignore[arg-type, list-item]  # arrays; the error
-    with pytest.raises(TypeError, match=r"b\.xs is a ndarray"):  # not 1-d float64: refused
+    # not 1-d float64: refused, named with its dtype and shape
+    with pytest.raises(
+        TypeError, match=r"b\.xs is a NumPy array of dtype float64 and shape \(2, 2\)"
+    ):
         f(0.7, Batch(np.ones((2, 2)), np.array([1.0, 2.0])))  # type: ignore[arg-type]  # arrays
 
 
