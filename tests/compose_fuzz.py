@@ -324,7 +324,9 @@ def leaves(tree: object) -> list[Scalar]:
     stack = [tree]
     while stack:
         t = stack.pop()
-        if isinstance(t, list | tuple):
+        # a traced array is a list subclass, as it is traced (docs/vmap.md): a leaf here,
+        # as the array is eagerly; `isinstance(x, list)` itself would tell them apart
+        if isinstance(t, list | tuple) and type(t).__name__ != "TracedArray":
             stack.extend(reversed(t))
         elif isinstance(t, dict):
             stack.extend(reversed(t.values()))

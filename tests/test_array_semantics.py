@@ -134,6 +134,10 @@ def _tanh_sum(w: Scalar, xs: Sequence[Scalar]) -> Scalar:
     return ag.sum(ag.vmap(one)(xs))
 
 
+def _tanh_product(w: Scalar, x: Scalar) -> Scalar:
+    return ag.tanh(w * x)
+
+
 def _scaled_with_aux(w: Scalar, xs: Sequence[Scalar]) -> tuple[Scalar, object]:
     def one(x: Scalar) -> Scalar:
         return w * x
@@ -161,6 +165,10 @@ CONTAINERS: dict[str, tuple[Callable[..., object], tuple[object, ...]]] = {
     "an empty slice": (lambda a: a[5:5], (XS,)),
     "a list of an array and a slice": (lambda a: [a, a[:2]], (XS,)),
     "differentiated beside one": (ag.grad(_tanh_sum), (0.7, XS)),
+    "per-example gradients": (
+        lambda w, xs: ag.vmap(ag.grad(_tanh_product), in_axes=(None, 0))(w, xs),
+        (0.7, XS),
+    ),
     "aux of a variable's products: a list": (
         ag.value_and_grad(_scaled_with_aux, has_aux=True),
         (0.7, XS),

@@ -23,9 +23,9 @@ from collections.abc import Callable, Sequence
 from typing import cast
 
 from autograd.compiler.arrays import column
-from autograd.core.batching import BatchedList
+from autograd.core.batching import BatchedList, TracedArray
 from autograd.core.context import TraceState, nesting
-from autograd.core.nodes import Leaf, Node, _Arith, parents
+from autograd.core.nodes import Leaf, Node, _Arith, number_in_eager, parents
 from autograd.pytree import flatten_any, unflatten
 from autograd.transforms.batch import LEAF_AXES, Batch, example_output, is_float_array
 
@@ -100,7 +100,11 @@ class BatchTrace:
         for x in leaves:
             if isinstance(x, _Arith) and self._varies_in(x):
                 results.append(BatchedList(x, batch.size))
-            else:  # the same number in every example, as the loop gives it
+            elif which in self.arrays and (
+                not isinstance(x, _Arith) or number_in_eager(x, self.state)
+            ):  # the same number in every example: eagerly, an array of it
+                results.append(TracedArray([x] * batch.size))
+            else:  # the same value in every example, as the loop gives it
                 results.append([x] * batch.size)
         return unflatten(tree, results)
 

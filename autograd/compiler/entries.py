@@ -18,7 +18,7 @@ from autograd.compiler.keys import Groups, groups, name_of, regroup
 from autograd.compiler.lowering import record
 from autograd.core.batching import TracedArray
 from autograd.core.context import TraceState
-from autograd.core.nodes import NODE, Node, _Arith, eager_kind
+from autograd.core.nodes import Node, _Arith, number_in_eager
 from autograd.pytree import Kind, TreeDef, builder, flatten_any, pair_builder, unflatten
 from autograd.transforms.arguments import Arguments, result_leaves
 from autograd.transforms.grad import scalar_output
@@ -208,7 +208,8 @@ def _outputs(
     """Per output node, its batch if it is a batched `vmap` result, else ``(0, False)``.
 
     A batch whose mapped leaves include a NumPy array gives an array, as eager
-    `vmap` does where its outputs are numbers (not under `grad`'s variables).
+    `vmap` does where its outputs are numbers (not nodes of the differentiated
+    arguments: `number_in_eager`).
 
     Raises:
         NotBatchable: if another output varies over a batch (an inner transform
@@ -219,7 +220,7 @@ def _outputs(
         b = program.batch_of.get(x, 0)
         if b and x not in columns:
             raise NotBatchable(x)
-        array = b in program.array_batches and eager_kind(x, state.floats, state.known) != NODE
+        array = b in program.array_batches and number_in_eager(x, state)
         shapes.append((program.sizes[b - 1], array) if b else (0, False))
     return shapes
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
+from collections.abc import Collection, MutableMapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
@@ -27,9 +27,11 @@ class TraceState:
     when one fails.
     """
 
-    def __init__(self, floats: set[Node]) -> None:
+    def __init__(self, floats: set[Node], variables: Collection[Node] = ()) -> None:
         self.floats = floats
+        self.variables = frozenset(variables)  # the differentiated arguments' variables
         self.known: dict[Node, int] = {}  # memo of nodes.eager_kind
+        self.returned: dict[Node, bool] = {}  # memo of nodes.number_in_eager
         self.guards: list[tuple[str, Node, Node, bool]] = []
 
 

@@ -113,6 +113,7 @@ from autograd.core.rules import le as le
 from autograd.core.rules import log as log
 from autograd.core.rules import lt as lt
 from autograd.core.rules import ne as ne
+from autograd.core.rules import number_in_eager as number_in_eager
 from autograd.core.rules import plain_in_eager as plain_in_eager
 from autograd.core.rules import pow_scalar_source as pow_scalar_source
 from autograd.core.rules import power as power

@@ -33,12 +33,13 @@ from autograd.core.base import (
     _self,
     parents,
 )
-from autograd.core.context import trace_state
+from autograd.core.context import nesting, trace_state
 from autograd.core.define import BUILD1
 from autograd.core.floats import div_float, pow_float, pow_scalar_float
 from autograd.core.sym import Sym, call, conjunction, infix, select
 
 if TYPE_CHECKING:
+    from autograd.core.context import TraceState
     from autograd.core.more_ops import Compare, Where
     from autograd.core.nodes import Node, Scalar
     from autograd.core.ops import Log, Mul, Tanh
@@ -122,6 +123,33 @@ def _source_kind(x: Node, plain_inputs: Collection[Node]) -> int:
 def _combined_kind(kinds: list[int]) -> int:
     """The kind of an op from its inputs': a node if any is, a constant if all are."""
     return NODE if NODE in kinds else CONST if kinds.count(CONST) == len(kinds) else PLAIN
+
+
+def number_in_eager(node: Node, state: TraceState) -> bool:
+    """Whether the eager call holds ``node`` as a number where a transform hands it back.
+
+    That is, unless it reaches a variable of the arguments the trace
+    differentiates (``state.variables``): an inner transform's own variables
+    are nodes only inside it (there, `eager_kind` decides), and what it
+    returns is a number again. Iterative, memoised in ``state.returned``.
+    """
+    if nesting.get() > 0:  # inside an inner transform: its own variables are nodes there
+        return eager_kind(node, state.floats, state.known) != NODE
+    memo, variables = state.returned, state.variables
+    stack = [node]
+    while stack:
+        x = stack[-1]
+        if x in memo:
+            stack.pop()
+            continue
+        ins = parents(x)
+        pending = [i for i in ins if i not in memo]
+        if pending:
+            stack.extend(pending)
+            continue
+        memo[x] = x not in variables and all(memo[i] for i in ins)
+        stack.pop()
+    return memo[node]
 
 
 def plain_in_eager(node: Node) -> bool:

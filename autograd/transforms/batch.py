@@ -18,7 +18,7 @@ import attrs
 from autograd.core.batching import TracedArray
 from autograd.core.context import TraceState, trace_state
 from autograd.core.convert import NotANumber, to_float
-from autograd.core.nodes import Const, Node, _Arith, parents, plain_in_eager
+from autograd.core.nodes import Const, Node, _Arith, number_in_eager, parents, plain_in_eager
 from autograd.core.rulegen import RAW_VALUE
 from autograd.pytree import Kind, TreeDef, flatten_any, unflatten
 
@@ -435,9 +435,7 @@ def stack_outputs(outs: list[object], axes: TreeDef, batch: Batch) -> object:
         elif batch.arrays and not any(isinstance(x, _Arith) for x in column):
             numpy = sys.modules["numpy"]  # loaded: an argument is one of its arrays
             leaves.append(numpy.array(column, dtype="float64"))
-        elif batch.traced_arrays and all(
-            not isinstance(x, _Arith) or plain_in_eager(x) for x in column
-        ):  # numbers in the eager call: an array there
+        elif batch.traced_arrays and _numbers_in_eager(column):  # an array there
             leaves.append(TracedArray(column))
         else:
             leaves.append(column)
@@ -460,6 +458,14 @@ def arrays_at(result: object, axes: TreeDef) -> object:
             numpy.array(s.values, dtype="float64") if isinstance(s, _Column) else s
             for s in arg.slots
         ],
+    )
+
+
+def _numbers_in_eager(column: Sequence[object]) -> bool:
+    """Whether the eager call `jit` is tracing holds ``column``'s values as numbers."""
+    state = trace_state.get()
+    return state is not None and all(
+        not isinstance(x, _Arith) or number_in_eager(x, state) for x in column
     )
 
 
