@@ -25,7 +25,7 @@ from typing import cast
 from autograd.compiler.arrays import column
 from autograd.core.batching import BatchedList, TracedArray
 from autograd.core.context import TraceState, nesting
-from autograd.core.nodes import Leaf, Node, _Arith, number_in_eager, parents
+from autograd.core.nodes import Leaf, Node, _Arith, number_in_eager, reaches
 from autograd.pytree import flatten_any, unflatten
 from autograd.transforms.batch import LEAF_AXES, Batch, example_output, is_float_array
 
@@ -164,25 +164,5 @@ class BatchTrace:
         return k if len(values) == self.array_sizes[k] else None
 
     def _varies_in(self, x: object) -> bool:
-        """Whether ``x`` is a node whose graph reaches a column variable (iterative, memoised)."""
-        if not isinstance(x, _Arith):
-            return False
-        memo = self._varies
-        stack: list[Node] = [x]
-        while stack:
-            node = stack[-1]
-            if node in memo:
-                stack.pop()
-                continue
-            if node in self.batch:
-                memo[node] = True
-                stack.pop()
-                continue
-            ins = parents(node)
-            pending = [p for p in ins if p not in memo]
-            if pending:
-                stack.extend(pending)
-                continue
-            memo[node] = any(memo[p] for p in ins)
-            stack.pop()
-        return memo[x]
+        """Whether ``x`` is a node whose graph reaches a column variable (memoised)."""
+        return isinstance(x, _Arith) and reaches(x, self.batch, self._varies)

@@ -31,7 +31,7 @@ class TraceState:
         self.floats = floats
         self.variables = frozenset(variables)  # the differentiated arguments' variables
         self.known: dict[Node, int] = {}  # memo of nodes.eager_kind
-        self.returned: dict[Node, bool] = {}  # memo of nodes.number_in_eager
+        self.reaching: dict[Node, bool] = {}  # memo of rules.reaches the variables
         self.guards: list[tuple[str, Node, Node, bool]] = []
 
 

@@ -118,6 +118,7 @@ from autograd.core.rules import plain_in_eager as plain_in_eager
 from autograd.core.rules import pow_scalar_source as pow_scalar_source
 from autograd.core.rules import power as power
 from autograd.core.rules import power_var as power_var
+from autograd.core.rules import reaches as reaches
 from autograd.core.rules import sigmoid_slope_near_zero as sigmoid_slope_near_zero
 from autograd.core.rules import tanh_slope as tanh_slope
 from autograd.core.rules import where as where

@@ -17,7 +17,7 @@ The op classes this module builds are above it (`autograd.core.nodes` fills
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Container
 from typing import TYPE_CHECKING, Literal, TypeAlias, cast, overload
 
 from autograd.core import base
@@ -125,21 +125,16 @@ def _combined_kind(kinds: list[int]) -> int:
     return NODE if NODE in kinds else CONST if kinds.count(CONST) == len(kinds) else PLAIN
 
 
-def number_in_eager(node: Node, state: TraceState) -> bool:
-    """Whether the eager call holds ``node`` as a number where a transform hands it back.
-
-    That is, unless it reaches a variable of the arguments the trace
-    differentiates (``state.variables``): an inner transform's own variables
-    are nodes only inside it (there, `eager_kind` decides), and what it
-    returns is a number again. Iterative, memoised in ``state.returned``.
-    """
-    if nesting.get() > 0:  # inside an inner transform: its own variables are nodes there
-        return eager_kind(node, state.floats, state.known) != NODE
-    memo, variables = state.returned, state.variables
+def reaches(node: Node, targets: Container[Node], memo: dict[Node, bool]) -> bool:
+    """Whether ``node`` is one of ``targets`` or depends on one (iterative, memoised)."""
     stack = [node]
     while stack:
         x = stack[-1]
         if x in memo:
+            stack.pop()
+            continue
+        if x in targets:
+            memo[x] = True
             stack.pop()
             continue
         ins = parents(x)
@@ -147,9 +142,22 @@ def number_in_eager(node: Node, state: TraceState) -> bool:
         if pending:
             stack.extend(pending)
             continue
-        memo[x] = x not in variables and all(memo[i] for i in ins)
+        memo[x] = any(memo[i] for i in ins)
         stack.pop()
     return memo[node]
+
+
+def number_in_eager(node: Node, state: TraceState) -> bool:
+    """Whether the eager call holds ``node`` as a number where a transform hands it back.
+
+    That is, unless it reaches a variable of the arguments the trace
+    differentiates (``state.variables``): an inner transform's own variables
+    are nodes only inside it (there, `eager_kind` decides), and what it
+    returns is a number again.
+    """
+    if nesting.get() > 0:  # inside an inner transform: its own variables are nodes there
+        return eager_kind(node, state.floats, state.known) != NODE
+    return not reaches(node, state.variables, state.reaching)
 
 
 def plain_in_eager(node: Node) -> bool:
