@@ -25,9 +25,15 @@ from typing import cast
 from autograd.compiler.arrays import column
 from autograd.core.batching import BatchedList, TracedArray
 from autograd.core.context import TraceState, nesting
-from autograd.core.nodes import Leaf, Node, _Arith, number_in_eager, reaches
+from autograd.core.nodes import Leaf, Node, _Arith, reaches
 from autograd.pytree import flatten_any, unflatten
-from autograd.transforms.batch import LEAF_AXES, Batch, example_output, is_float_array
+from autograd.transforms.batch import (
+    LEAF_AXES,
+    Batch,
+    example_output,
+    is_float_array,
+    numbers_in_eager,
+)
 
 Source = tuple[str, object]
 """Where a column's array comes from at run time: ``("data", array)`` (numbers the
@@ -100,9 +106,7 @@ class BatchTrace:
         for x in leaves:
             if isinstance(x, _Arith) and self._varies_in(x):
                 results.append(BatchedList(x, batch.size))
-            elif which in self.arrays and (
-                not isinstance(x, _Arith) or number_in_eager(x, self.state)
-            ):  # the same number in every example: eagerly, an array of it
+            elif which in self.arrays and numbers_in_eager([x]):  # eagerly an array of it
                 results.append(TracedArray([x] * batch.size))
             else:  # the same value in every example, as the loop gives it
                 results.append([x] * batch.size)

@@ -435,7 +435,7 @@ def stack_outputs(outs: list[object], axes: TreeDef, batch: Batch) -> object:
         elif batch.arrays and not any(isinstance(x, _Arith) for x in column):
             numpy = sys.modules["numpy"]  # loaded: an argument is one of its arrays
             leaves.append(numpy.array(column, dtype="float64"))
-        elif batch.traced_arrays and _numbers_in_eager(column):  # an array there
+        elif batch.traced_arrays and numbers_in_eager(column):  # an array there
             leaves.append(TracedArray(column))
         else:
             leaves.append(column)
@@ -461,7 +461,7 @@ def arrays_at(result: object, axes: TreeDef) -> object:
     )
 
 
-def _numbers_in_eager(column: Sequence[object]) -> bool:
+def numbers_in_eager(column: Sequence[object]) -> bool:
     """Whether the eager call `jit` is tracing holds ``column``'s values as numbers."""
     state = trace_state.get()
     return state is not None and all(
