@@ -36,6 +36,7 @@ from autograd.core.nodes import (
     NODE,
     OPS,
     PLAIN,
+    RESULT_ONE,
     VARIABLE_ONE,
     Const,
     Leaf,
@@ -244,8 +245,8 @@ def _signature(
     """What an equation of one or two inputs' key follows from (None: not known), its operands.
 
     Its class, and per input a constant's bits or a variable's kind (and whether
-    both inputs are one); a constant second input's marks, `VARIABLE_ONE` or
-    `BATCH_SUM`. The operands: the positions of its distinct variables.
+    both inputs are one); a constant second input's marks, `VARIABLE_ONE`,
+    `BATCH_SUM` or `RESULT_ONE`. The operands: the positions of its distinct variables.
     """
     if len(ins) == 1:
         x = ins[0]
@@ -256,7 +257,7 @@ def _signature(
         return None, _positions(ins, at)
     x, y = ins
     if type(y) is Const:
-        marks = y is VARIABLE_ONE, y is BATCH_SUM
+        marks = y is VARIABLE_ONE, y is BATCH_SUM, y is RESULT_ONE
         if type(x) is Const:
             return (kind, bits[x], bits[y], marks), []
         return (kind, kind_of(x, NODE), bits[y], marks), [at[x]]
@@ -283,13 +284,16 @@ def _key_of(
 
     The key is `_key`'s, of the equation's atoms: a variable is named by its
     node's identity, plain if its kind is. Kinds: a node if an input is (or a
-    transform's variable, ``x * VARIABLE_ONE``), else plain if one is, else a constant.
+    transform's variable, ``x * VARIABLE_ONE``), else plain if one is, else a constant; a
+    transform's result the eager call holds as a float (``x * RESULT_ONE``) is plain.
     """
     prim = op.name
     if type(op) is Mul and op.y is BATCH_SUM:
         ins, prim = ins[:1], "batch_sum"  # a vmap's batch summed: one number again
     got = {kinds.get(x, NODE) for x in ins if type(x) is not Const}
-    if NODE in got or (type(op) is Mul and op.y is VARIABLE_ONE):  # a transform's variable
+    if type(op) is Mul and op.y is RESULT_ONE:  # a transform's result, a float in the eager call
+        k = PLAIN
+    elif NODE in got or (type(op) is Mul and op.y is VARIABLE_ONE):  # a transform's variable
         k = NODE
     else:
         k = PLAIN if PLAIN in got else CONST

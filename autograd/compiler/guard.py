@@ -179,6 +179,8 @@ def call_guarded(
 ) -> object:
     """``fn(*args, **kwargs)`` with ``.value`` reads of nodes that depend on ``inputs`` refused."""
     token = nesting.set(nesting.get() + 1)  # inner transforms build graphs we can compile
+    if state is not None:  # a transform called at this level is under none in the eager call
+        state.level = nesting.get()
     state_token = trace_state.set(state)
     try:
         with read_guard(inputs) as trace:

@@ -113,7 +113,8 @@ def _traced(
             new_args[i] = regroup(shape, new_args[i], TracedArray)
     wrt = _differentiated(wrt_nums, inputs, trees, len(args))
     differentiated = set(wrt)  # the rest are plain floats in the eager call
-    state = TraceState({x for x in inputs if x not in differentiated}, differentiated)
+    floats = {x for x in inputs if x not in differentiated}
+    state = TraceState(floats, differentiated, top=vg is None)  # grad's function: under grad
     in_arrays = {
         x: (k, i) for k, (at, n) in enumerate(spans) for i, x in enumerate(inputs[at : at + n])
     }

@@ -567,6 +567,10 @@ MINUS_ONE = Const(-1.0)  # shared by every `-x` and `x - y`: nodes are immutable
 VARIABLE_ONE = Const(1.0)
 """A transform's variable for a node it is given is ``Mul(node, VARIABLE_ONE)``: `jit` reads
 this mark to know the variable is a node in the eager call, whatever its input is."""
+RESULT_ONE = Const(1.0)
+"""In a `jit` trace, a transform's result that the eager call holds as a float (the transform
+closed, none around it) is ``Mul(node, RESULT_ONE)``: `jit` reads this mark to compute on it
+as on a float (Python's ``**``, NumPy's float64), whatever its input is (`rules.float_result`)."""
 
 
 def _lift_scalar(v: Scalar) -> Node:

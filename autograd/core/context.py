@@ -27,9 +27,13 @@ class TraceState:
     when one fails.
     """
 
-    def __init__(self, floats: set[Node], variables: Collection[Node] = ()) -> None:
+    def __init__(
+        self, floats: set[Node], variables: Collection[Node] = (), top: bool = True
+    ) -> None:
         self.floats = floats
         self.variables = frozenset(variables)  # the differentiated arguments' variables
+        self.top = top  # whether the eager call runs the function under no transform
+        self.level = 0  # the transforms' nesting the function is called at (`call_guarded`)
         self.known: dict[Node, int] = {}  # memo of nodes.eager_kind
         self.reaching: dict[Node, bool] = {}  # memo of rules.reaches the variables
         self.guards: list[tuple[str, Node, Node, bool]] = []

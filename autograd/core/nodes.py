@@ -30,6 +30,7 @@ from autograd.core.base import _VALUE_SLOTS as _VALUE_SLOTS
 from autograd.core.base import MINUS_ONE as MINUS_ONE
 from autograd.core.base import OPS as OPS
 from autograd.core.base import PARENTS as PARENTS
+from autograd.core.base import RESULT_ONE as RESULT_ONE
 from autograd.core.base import SHARED as SHARED
 from autograd.core.base import VARIABLE_ONE as VARIABLE_ONE
 from autograd.core.base import CompareDotValue as CompareDotValue
@@ -108,6 +109,8 @@ from autograd.core.rules import constant as constant
 from autograd.core.rules import divide as divide
 from autograd.core.rules import eager_kind as eager_kind
 from autograd.core.rules import eq as eq
+from autograd.core.rules import float_result as float_result
+from autograd.core.rules import floats_in_eager as floats_in_eager
 from autograd.core.rules import kind_in_order as kind_in_order
 from autograd.core.rules import le as le
 from autograd.core.rules import log as log

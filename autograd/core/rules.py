@@ -17,11 +17,12 @@ The op classes this module builds are above it (`autograd.core.nodes` fills
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Collection, Container
+from collections.abc import Callable, Collection, Container, Sequence
 from typing import TYPE_CHECKING, Literal, TypeAlias, cast, overload
 
 from autograd.core import base
 from autograd.core.base import (
+    RESULT_ONE,
     VARIABLE_ONE,
     Const,
     Leaf,
@@ -79,8 +80,8 @@ def eager_kind(node: Node, plain_inputs: Collection[Node], memo: dict[Node, int]
             continue
         if type(x) is Const or type(x) is Leaf:
             memo[x] = _source_kind(x, plain_inputs)
-        elif type(x) is CLASSES.mul and x.y is VARIABLE_ONE:  # an inner transform's variable
-            memo[x] = NODE
+        elif type(x) is CLASSES.mul and (x.y is VARIABLE_ONE or x.y is RESULT_ONE):
+            memo[x] = _marked_kind(x)
         else:
             ins = parents(x)
             pending = [i for i in ins if i not in memo]
@@ -106,11 +107,43 @@ def kind_in_order(
         kinds = [memo[i] for i in ins]
     except KeyError:
         return eager_kind(node, plain_inputs, memo)
-    if type(node) is CLASSES.mul and node.y is VARIABLE_ONE:  # an inner transform's variable
-        k = memo[node] = NODE
+    if type(node) is CLASSES.mul and (node.y is VARIABLE_ONE or node.y is RESULT_ONE):
+        k = memo[node] = _marked_kind(node)
     else:
         k = memo[node] = _combined_kind(kinds)
     return k
+
+
+def _marked_kind(x: Mul) -> int:
+    """An inner transform's variable is a node in the eager call, its float result a float."""
+    return NODE if x.y is VARIABLE_ONE else PLAIN
+
+
+def floats_in_eager(level: int, variables: Sequence[Node], given: Sequence[object] = ()) -> bool:
+    """Whether the eager call of the function `jit` is tracing gets floats from a transform.
+
+    The transform is called at nesting ``level`` on ``variables`` (`Arguments.variables`;
+    a node argument's is ``x * VARIABLE_ONE``) and ``given`` (tangents, cotangents):
+    the eager call gets floats where no transform is around it and it is given no
+    node. Its results are nodes in the trace, marked so by `float_result`.
+    """
+    state = trace_state.get()
+    if state is None or not state.top or level != state.level:
+        return False
+    floats, memo = state.floats, state.known
+    for v in variables:
+        if type(v) is CLASSES.mul and v.y is VARIABLE_ONE and eager_kind(v.x, floats, memo) == NODE:
+            return False
+    return not any(isinstance(x, _Arith) and eager_kind(x, floats, memo) == NODE for x in given)
+
+
+def float_result(x: object) -> object:
+    """A transform's result as the eager call holds it, a float (`floats_in_eager`).
+
+    A node becomes ``x * RESULT_ONE``: the same value, computed on as a float
+    (`eager_kind` `PLAIN`); `jit` writes no statement for it (``x * 1.0`` is ``x``).
+    """
+    return CLASSES.mul(x, RESULT_ONE) if isinstance(x, _Arith) else x
 
 
 def _source_kind(x: Node, plain_inputs: Collection[Node]) -> int:

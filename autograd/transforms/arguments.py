@@ -17,7 +17,17 @@ import inspect
 import sys
 from collections.abc import Callable, Sequence
 
-from autograd.core.nodes import VARIABLE_ONE, Const, Leaf, Mul, Node, Scalar, _Arith, fresh_leaf
+from autograd.core.nodes import (
+    VARIABLE_ONE,
+    Const,
+    Leaf,
+    Mul,
+    Node,
+    Scalar,
+    _Arith,
+    float_result,
+    fresh_leaf,
+)
 from autograd.pytree import TreeDef, flatten, flatten_any, flatten_floats, paths, unflatten
 
 
@@ -247,6 +257,15 @@ def variable(x: Scalar) -> Node:
     if type(x) is float:
         return fresh_leaf(x)
     return Mul(x, VARIABLE_ONE) if isinstance(x, _Arith) else Leaf(x)
+
+
+def as_floats(tree: object) -> object:
+    """A transform's results, in a `jit` trace, where the eager call gets them as floats.
+
+    Each node is marked so (`float_result`); the pytree is as it was (`floats_in_eager`).
+    """
+    leaves, shape = result_leaves(tree, "result")
+    return unflatten(shape, [float_result(x) for x in leaves])
 
 
 def aux_values(tree: object, root: str = "aux") -> object:

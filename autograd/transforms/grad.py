@@ -15,9 +15,9 @@ from typing import Concatenate, Literal, ParamSpec, Protocol, TypeVar, TypeVarTu
 
 from autograd.core.context import nesting
 from autograd.core.floats import int_to_float
-from autograd.core.nodes import Const, Node, Scalar, _Arith
+from autograd.core.nodes import Const, Node, Scalar, _Arith, floats_in_eager
 from autograd.pytree import flatten_any, unflatten
-from autograd.transforms.arguments import Arguments, as_node, aux_values, describe
+from autograd.transforms.arguments import Arguments, as_floats, as_node, aux_values, describe
 from autograd.walks import backward, backward_leaves, float_view, node_view
 
 P = ParamSpec("P")
@@ -438,6 +438,8 @@ def _value_and_grad(
     value: object = out if nested or not isinstance(out, _Arith) else out.value
     if spec.has_aux:
         value = (value, aux if nested else aux_values(aux))
+    if level and floats_in_eager(level, vs.all):  # in a `jit` trace: floats in the eager call
+        value, g = as_floats(value), as_floats(g)
     return value, g
 
 

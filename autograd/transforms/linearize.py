@@ -16,9 +16,9 @@ import functools
 from collections.abc import Callable, Sequence
 
 from autograd.core.context import nesting
-from autograd.core.nodes import Scalar, _Arith
+from autograd.core.nodes import Scalar, _Arith, floats_in_eager
 from autograd.pytree import Kind, TreeDef, flatten, unflatten
-from autograd.transforms.arguments import Arguments, as_node, aux_values, describe
+from autograd.transforms.arguments import Arguments, as_floats, as_node, aux_values, describe
 from autograd.walks import ONE, backward, backward_many, forward, views
 
 
@@ -86,7 +86,8 @@ def jvp_impl(
         if tree != t_tree:
             raise TypeError(f"jvp(): tangents[{i}] does not have the structure of primals[{i}]")
     flat_tangents = [t for leaves_t, _ in flat_t for t in leaves_t]
-    nested = nesting.get() > 0 or vs.linked or linked(flat_tangents)
+    level = nesting.get()
+    nested = level > 0 or vs.linked or linked(flat_tangents)
     out, aux = _split_aux(spec, run_nested(spec.fn, vs.args, {}), nested)
     leaves, out_tree = output_leaves(out, "jvp")
     seeds = dict(zip(vs.all, flat_tangents, strict=True))
@@ -96,6 +97,8 @@ def jvp_impl(
     node_in = vs.linked or linked(flat_tangents)  # a node in, nodes out: zeros too
     values = _nodes(as_values(leaves, nested), node_in)
     value, tangent = unflatten(out_tree, values), unflatten(out_tree, _nodes(out_t, node_in))
+    if level and floats_in_eager(level, vs.all, flat_tangents):  # `jit` traces: eager's floats
+        value, tangent, aux = as_floats(value), as_floats(tangent), as_floats(aux)
     return (value, tangent, aux) if has_aux else (value, tangent)
 
 
@@ -103,10 +106,12 @@ def vjp_impl(fn: object, primals: Sequence[object], has_aux: bool = False) -> tu
     """`vjp` without the typed surface."""
     spec = Arguments(fn, None, "vjp", has_aux)
     vs = spec.variables(primals)
-    nested = nesting.get() > 0 or vs.linked
+    level = nesting.get()
+    nested = level > 0 or vs.linked
     out, aux = _split_aux(spec, run_nested(spec.fn, vs.args, {}), nested)
     leaves, out_tree = output_leaves(out, "vjp")
     wanted = set(vs.all)
+    floats = bool(level) and floats_in_eager(level, vs.all)  # `jit` traces: eager's floats
 
     def vjp_fn(cotangent: object) -> object:
         cts, ct_tree = flatten(cotangent, "cotangent")
@@ -119,9 +124,14 @@ def vjp_impl(fn: object, primals: Sequence[object], has_aux: bool = False) -> tu
         seeds = [(x, c) for x, c in zip(leaves, cts, strict=True) if isinstance(x, _Arith)]
         grads = backward_many(seeds, views(now_nested), wanted, wanted) if seeds else {}
         flat = _nodes([grads.get(v, 0.0) for v in vs.all], vs.linked or linked(cts))
-        return vs.shape(flat, single=False)
+        result = vs.shape(flat, single=False)
+        if floats and floats_in_eager(nesting.get(), vs.all, cts):
+            return as_floats(result)
+        return result
 
     value = unflatten(out_tree, _nodes(as_values(leaves, nested), vs.linked))
+    if floats:
+        value, aux = as_floats(value), as_floats(aux)
     return (value, vjp_fn, aux) if has_aux else (value, vjp_fn)
 
 
@@ -136,7 +146,8 @@ def jacobian_impl(spec: Arguments) -> Callable[..., object]:
     @functools.wraps(spec.fn)
     def jacobian_fn(*args: object, **kwargs: object) -> object:
         vs = spec.variables(args)
-        nested = nesting.get() > 0 or vs.linked
+        level = nesting.get()
+        nested = level > 0 or vs.linked
         out, aux = _split_aux(spec, run_nested(spec.fn, vs.args, kwargs), nested)
         leaves, out_tree = output_leaves(out, "jacobian")
         wanted = set(vs.all)
@@ -149,6 +160,8 @@ def jacobian_impl(spec: Arguments) -> Callable[..., object]:
             row = _nodes([grads.get(v, 0.0) for v in vs.all], vs.linked)
             rows.append(vs.shape(row, spec.single))
         jac = unflatten(out_tree, rows)
+        if level and floats_in_eager(level, vs.all):  # `jit` traces: eager's floats
+            jac, aux = as_floats(jac), as_floats(aux)
         return (jac, aux) if spec.has_aux else jac
 
     return jacobian_fn
@@ -160,7 +173,8 @@ def hessian_impl(spec: Arguments) -> Callable[..., object]:
     @functools.wraps(spec.fn)
     def hessian_fn(*args: object, **kwargs: object) -> object:
         vs = spec.variables(args)
-        nested = nesting.get() > 0 or vs.linked
+        level = nesting.get()
+        nested = level > 0 or vs.linked
         out, aux = _split_aux(spec, run_nested(spec.fn, vs.args, kwargs), nested)
         leaves, tree = output_leaves(out, "hessian")
         if tree.kind is not Kind.LEAF:
@@ -185,6 +199,8 @@ def hessian_impl(spec: Arguments) -> Callable[..., object]:
         n = len(vs.all)
         rows = [vs.shape([columns[j][i] for j in range(n)], spec.single) for i in range(n)]
         hess = vs.shape(rows, spec.single)
+        if level and floats_in_eager(level, vs.all):  # `jit` traces: eager's floats
+            hess, aux = as_floats(hess), as_floats(aux)
         return (hess, aux) if spec.has_aux else hess
 
     return hessian_fn
