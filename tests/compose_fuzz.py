@@ -230,6 +230,21 @@ def programs(draw: st.DrawFn, nargs: int) -> Program:
     return Program(nargs, tuple(body), draw(st.one_of(last, last, last, _out(size, 2))))
 
 
+@st.composite
+def post_programs(draw: st.DrawFn) -> Program:
+    """Programs for a `THEN` stage: random, but first a power of an input by a constant.
+
+    Where the eager call holds its input as a float, that is Python's ``**``,
+    and where it holds a node, PyTorch's scalar-exponent path: other bits.
+    """
+    nargs = draw(st.integers(1, 3))
+    power = Op2("pow", draw(st.integers(0, nargs - 1)), draw(st.sampled_from(EXPONENTS[3:])))
+    if draw(st.booleans()):  # the power alone: nothing after it rounds its last bit away
+        return Program(nargs, (power,), Reg(nargs))
+    rest = draw(programs(nargs + 1))  # its last input is the power's register
+    return Program(nargs, (power, *rest.body), rest.out)
+
+
 # ---- transform stacks --------------------------------------------------------------------
 
 
@@ -251,6 +266,7 @@ class Stage:
     seed: float | None = 1.0
     in_axes: tuple[int | None, ...] = ()
     size: int = 2
+    post: Program | None = None
 
     def __call__(self, fn: Fn) -> Fn:
         """``fn`` under this transform, as a function of the same positional arguments."""
@@ -271,6 +287,8 @@ class Stage:
                 return ag.vmap(fn, in_axes=self.in_axes)
             case "jvp":
                 return self._jvp(fn)
+            case "then":
+                return self._then(fn)
             case _:
                 return self._vjp(fn)
 
@@ -280,6 +298,17 @@ class Stage:
             return ag.jvp(fn, xs, cast("tuple[object, ...]", tree_map(lambda _: t, xs)))
 
         return pushed
+
+    def _then(self, fn: Fn) -> Fn:
+        """``post`` on leaves of ``fn``'s result: what a transform gave, computed on further."""
+        post = self.post
+        assert post is not None, "a `then` stage has its program"
+
+        def then(*xs: object) -> object:
+            got = leaves(fn(*xs)) or [0.0]
+            return post(*(got[(self.pick + i) % len(got)] for i in range(post.nargs)))
+
+        return then
 
     def _vjp(self, fn: Fn) -> Fn:
         def pulled(*xs: object) -> object:
@@ -348,6 +377,11 @@ def tree_map(f: Callable[[object], object], tree: object) -> object:
 
 TRANSFORMS = ("grad", "hessian", "jacobian", "jvp", "vjp", "value_and_grad", "vmap")
 
+THEN = "then"
+"""Not a transform: a second program on leaves of the result so far (`Stage._then`), so what
+a transform returns is computed on where the eager call holds it as a float. Its leaves
+must be scalars: not drawn where lists of numbers are NumPy arrays."""
+
 Shape: TypeAlias = "list[Shape] | None"
 """An argument's structure: a scalar, or a (batched) list of shapes."""
 
@@ -363,6 +397,8 @@ def stages(
     argnums: int | tuple[int, ...] = draw(st.one_of(single, several))
     pick = draw(st.integers(-1, 5))
     seed = draw(st.one_of(st.none(), st.sampled_from((1.0, -0.5, 0.0, -0.0, 2.0))))
+    if kind == THEN:
+        return Stage(kind, pick=pick, post=draw(post_programs()))
     if kind != "vmap":
         return Stage(kind, argnums, pick, draw(st.booleans()), seed)
     in_axes = draw(st.lists(st.sampled_from([0, None]), min_size=n, max_size=n))
@@ -420,16 +456,19 @@ def cases(
     jit_level: int | None = None,
     nested_jit: bool | None = False,
     sizes: Sequence[int] = (1, 2, 3),
+    then: bool = False,
 ) -> Case:
     """Random cases: a program under ``kinds`` (innermost first; 1-3 random ones
     if None) with `jit` at ``jit_level`` (0 jits the program itself, ``len(kinds)``
     the whole stack; random if None), and with ``nested_jit`` a second `jit`
     just inside or outside the first (now and then if None); a `vmap` maps
-    one of ``sizes`` examples (from `Options.batch_from`, 8, `jit` runs one batch)."""
+    one of ``sizes`` examples (from `Options.batch_from`, 8, `jit` runs one batch); with
+    ``then``, random kinds include `THEN`."""
     nargs = draw(st.integers(1, 3))
     program = draw(programs(nargs))
     if kinds is None:
-        kinds = draw(st.lists(st.sampled_from(TRANSFORMS), min_size=1, max_size=3))
+        drawn = (*TRANSFORMS, THEN) if then else TRANSFORMS
+        kinds = draw(st.lists(st.sampled_from(drawn), min_size=1, max_size=3))
     shapes: list[Shape] = [None] * nargs
     stack = [draw(stages(kind, shapes, sizes)) for kind in kinds]
     level = draw(st.integers(0, len(kinds))) if jit_level is None else jit_level
@@ -535,7 +574,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     sizes = (1, 2, 3, 40) if ns.arrays else (1, 2, 3)  # batches `jit` runs as one, too
     if ns.depth is None:
-        drawn = cases(nested_jit=None, sizes=sizes)
+        drawn = cases(nested_jit=None, sizes=sizes, then=not ns.arrays)
     else:
         kinds = st.lists(st.sampled_from(TRANSFORMS), min_size=ns.depth, max_size=ns.depth)
         drawn = kinds.flatmap(lambda k: cases(k, jit_level=len(k)))

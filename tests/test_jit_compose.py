@@ -72,6 +72,24 @@ def test_jit_nested_in_jit_matches_eager(case: Case) -> None:
 
 
 @given(data=st.data())
+def test_results_of_transforms_computed_on_match_eager(data: st.DataObject) -> None:
+    """A program on a transform's results (`compose_fuzz.THEN`), under `jit` or an outer transform.
+
+    Under no other transform the eager call holds them as floats (Python's ``**``), under
+    one as nodes (PyTorch's scalar-exponent path): `jit` must know which.
+    """
+    inner = data.draw(st.sampled_from(TRANSFORMS))
+    outer = data.draw(st.lists(st.sampled_from(TRANSFORMS), max_size=1))
+    kinds = [inner, compose_fuzz.THEN, *outer]
+    agree(data.draw(cases(kinds, jit_level=data.draw(st.integers(2, len(kinds))))))
+
+
+@given(cases(nested_jit=None, then=True))
+def test_random_stacks_with_programs_on_results_match_eager(case: Case) -> None:
+    agree(case)
+
+
+@given(data=st.data())
 def test_random_stacks_over_numpy_arrays_match_eager(data: st.DataObject) -> None:
     pytest.importorskip("numpy")
     kinds = data.draw(st.lists(st.sampled_from(TRANSFORMS), min_size=1, max_size=3))
