@@ -241,6 +241,17 @@ def test_unsupported_operands_are_refused_by_python() -> None:
         _ = [1.0] * a  # type: ignore[operator]  # list repetition asks for an index
 
 
+def test_abs_of_a_node_names_the_function_to_use() -> None:
+    """Python's own message ("bad operand type for abs()") says nothing of `autograd.abs`.
+
+    Inside `jit(f)` the argument is a node even where the eager call holds a float.
+    """
+    with pytest.raises(TypeError, match=r"is a graph node, not a number: .* autograd\.exp"):
+        abs(Leaf(-1.0))  # type: ignore[arg-type]  # a node has no __abs__ for mypy either
+    with pytest.raises(TypeError, match="is a graph node, not a number"):
+        ag.jit(lambda x: abs(x))(-1.0)  # traced, x is a node
+
+
 class FloatSubclass(float):
     pass
 

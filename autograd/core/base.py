@@ -228,6 +228,7 @@ class Node:
 
         __bool__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse
         __float__ = __int__ = __index__ = __complex__ = __round__ = _refuse
+        __abs__ = _refuse  # Python's own message names no way out: `autograd.abs` is one
 
         # Between two nodes `==` is identity (two leaves are two variables), as dict keys
         # need. Against a number it would be an identity test too, always False: the
