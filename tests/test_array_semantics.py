@@ -207,6 +207,23 @@ def test_an_array_in_aux_is_refused_as_eagerly() -> None:
         ag.jit(f)(0.7, xs)
 
 
+def test_an_array_in_an_inner_transforms_aux_raises_eagers_error() -> None:
+    """Unused afterwards, too: eager's `value_and_grad` refuses it as it returns."""
+
+    def with_aux(v: float, xs: object) -> tuple[ag.Scalar, object]:
+        return v * 2.0, {"xs": xs}
+
+    def f(w: float, xs: object) -> ag.Scalar:
+        (value, _), _ = ag.value_and_grad(with_aux, has_aux=True)(w, xs)
+        return value
+
+    xs = np.array(XS)
+    with pytest.raises(TypeError, match=r"aux\['xs'\] is a ndarray \(array"):
+        f(0.7, xs)
+    with pytest.raises(TypeError, match=r"aux\['xs'\] is a ndarray \(traced by jit: 12 "):
+        ag.jit(f)(0.7, xs)
+
+
 def test_on_lists_the_list_operators_mean_what_they_mean_eagerly() -> None:
     for name in ("xs * 2", "2 * xs", "xs + xs", "xs[1:3] * 2", "vmap(f)(xs) * 2"):
         f = REFUSED[name]

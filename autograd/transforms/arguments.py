@@ -17,6 +17,7 @@ import inspect
 import sys
 from collections.abc import Callable, Sequence
 
+from autograd.core.batching import TracedArray
 from autograd.core.nodes import (
     VARIABLE_ONE,
     Const,
@@ -259,12 +260,15 @@ def variable(x: Scalar) -> Node:
     return Mul(x, VARIABLE_ONE) if isinstance(x, _Arith) else Leaf(x)
 
 
-def as_floats(tree: object) -> object:
+def as_floats(tree: object, root: str = "result") -> object:
     """A transform's results, in a `jit` trace, where the eager call gets them as floats.
 
     Each node is marked so (`float_result`); the pytree is as it was (`floats_in_eager`).
+
+    Raises:
+        TypeError: naming the path (``aux['stats']``) of a leaf eager's `aux_values` refuses.
     """
-    leaves, shape = result_leaves(tree, "result")
+    leaves, shape = result_leaves(tree, root)
     return unflatten(shape, [float_result(x) for x in leaves])
 
 
@@ -297,8 +301,14 @@ def result_leaves(tree: object, root: str) -> tuple[list[object], TreeDef]:
     leaves, shape = flatten_any(tree)
     for i, x in enumerate(leaves):
         if not isinstance(x, _RESULT_LEAVES):
+            # a NumPy array `jit` traces is named as the eager call names the array
+            what = (
+                f"ndarray (traced by jit: {len(x)} float64 values)"
+                if type(x) is TracedArray
+                else f"{type(x).__name__} ({x!r:.60})"
+            )
             raise TypeError(
-                f"{paths(shape, root)[i]} is a {type(x).__name__} ({x!r:.60}), which a transform "
+                f"{paths(shape, root)[i]} is a {what}, which a transform "
                 "cannot convert: results and aux are pytrees (lists, tuples, dicts, NamedTuples, "
                 "attrs classes, None) of nodes, numbers and strings"
             )

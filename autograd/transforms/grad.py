@@ -436,10 +436,10 @@ def _value_and_grad(
     else:
         g = vs.shape([get(v, 0.0) for v in vs.all], spec.single)
     value: object = out if nested or not isinstance(out, _Arith) else out.value
+    if level and floats_in_eager(level, vs.all):  # in a `jit` trace: floats in the eager call
+        value, g, aux = as_floats(value), as_floats(g), as_floats(aux, "aux")
     if spec.has_aux:
         value = (value, aux if nested else aux_values(aux))
-    if level and floats_in_eager(level, vs.all):  # in a `jit` trace: floats in the eager call
-        value, g = as_floats(value), as_floats(g)
     return value, g
 
 

@@ -98,7 +98,7 @@ def jvp_impl(
     values = _nodes(as_values(leaves, nested), node_in)
     value, tangent = unflatten(out_tree, values), unflatten(out_tree, _nodes(out_t, node_in))
     if level and floats_in_eager(level, vs.all, flat_tangents):  # `jit` traces: eager's floats
-        value, tangent, aux = as_floats(value), as_floats(tangent), as_floats(aux)
+        value, tangent, aux = as_floats(value), as_floats(tangent), as_floats(aux, "aux")
     return (value, tangent, aux) if has_aux else (value, tangent)
 
 
@@ -131,7 +131,7 @@ def vjp_impl(fn: object, primals: Sequence[object], has_aux: bool = False) -> tu
 
     value = unflatten(out_tree, _nodes(as_values(leaves, nested), vs.linked))
     if floats:
-        value, aux = as_floats(value), as_floats(aux)
+        value, aux = as_floats(value), as_floats(aux, "aux")
     return (value, vjp_fn, aux) if has_aux else (value, vjp_fn)
 
 
@@ -161,7 +161,7 @@ def jacobian_impl(spec: Arguments) -> Callable[..., object]:
             rows.append(vs.shape(row, spec.single))
         jac = unflatten(out_tree, rows)
         if level and floats_in_eager(level, vs.all):  # `jit` traces: eager's floats
-            jac, aux = as_floats(jac), as_floats(aux)
+            jac, aux = as_floats(jac), as_floats(aux, "aux")
         return (jac, aux) if spec.has_aux else jac
 
     return jacobian_fn
@@ -200,7 +200,7 @@ def hessian_impl(spec: Arguments) -> Callable[..., object]:
         rows = [vs.shape([columns[j][i] for j in range(n)], spec.single) for i in range(n)]
         hess = vs.shape(rows, spec.single)
         if level and floats_in_eager(level, vs.all):  # `jit` traces: eager's floats
-            hess, aux = as_floats(hess), as_floats(aux)
+            hess, aux = as_floats(hess), as_floats(aux, "aux")
         return (hess, aux) if spec.has_aux else hess
 
     return hessian_fn
