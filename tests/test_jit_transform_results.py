@@ -168,6 +168,28 @@ def test_results_are_floats_in_every_vmap_example() -> None:
     assert bits(ag.jit(ag.vmap(f))(xs)) == bits(ag.vmap(f)(xs))
 
 
+@pytest.mark.parametrize("as_array", [False, True])
+def test_results_are_floats_in_a_vmap_inside_jit(as_array: bool) -> None:
+    """40 examples: the trace runs the `vmap` as one batch (`BatchTrace`)."""
+
+    def f(x: Scalar) -> Scalar:
+        return cubic_slope(x, POINT[1]) ** 3.0
+
+    def mapped(xs: list[float]) -> list[Scalar]:
+        return ag.vmap(f)(xs)
+
+    def summed(xs: list[float]) -> Scalar:
+        return ag.sum(list(ag.vmap(f)(xs))) * 1.0
+
+    points = [0.15 * k - 3.0 for k in range(40)]
+    xs = np.array(points) if as_array else points
+    assert sum(_node_path(cubic_slope(x, POINT[1])) for x in points) >= 5  # type: ignore[arg-type]
+    for g in (mapped, summed):
+        got, want = ag.jit(g)(xs), g(xs)  # type: ignore[arg-type]  # an array, as a user passes it
+        assert type(got) is type(want)
+        assert bits(np.asarray(got).tolist()) == bits(np.asarray(want).tolist())
+
+
 def test_numpy_on_results_is_refused_where_eager_adds_float64s() -> None:
     cs = [0.1 * k - 2.0 for k in range(40)]
 
