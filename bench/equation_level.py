@@ -134,8 +134,16 @@ def _mid_cases() -> dict[str, tuple[Callable[..., Scalar], tuple[object, ...]]]:
 
 def _cases() -> dict[str, tuple[Callable[..., Scalar], tuple[object, ...]]]:
     ws, xs, steps, net, points, labels = _data(4, 100_000, 20_000, 100)
+    data = xs[:20_000]
+
+    def tanh_sum_captured(ws: list[Scalar]) -> Scalar:
+        """`tanh_sum` with its data in a closure: constants, each term's code its own."""
+        return tanh_sum(ws, data)
+
     return {
         "tanh_sum": (tanh_sum, (ws, xs)),
+        "tanh_sum_20000": (tanh_sum, (ws[:20_000], data)),
+        "tanh_sum_captured": (tanh_sum_captured, (ws[:20_000],)),
         "sin_sum": (sin_sum, (ws, xs)),
         "entropy": (entropy, ([abs(w) + 0.01 for w in ws[:20_000]],)),
         "tanh_terms": (tanh_terms, (ws[:20_000], xs[:20_000])),
