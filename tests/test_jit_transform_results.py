@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 import autograd as ag
 from autograd import Scalar
+from autograd.compiler.jit import FALLBACKS
 
 POINT = (2.0665311091502883, 2.5795440294030243)
 """``(x, c)``: ``cubic_slope(x, c) ** 3.0`` by C ``pow`` and by products differ in the last bit."""
@@ -295,3 +296,45 @@ def test_a_node_tangent_gives_nodes() -> None:
 
     for x in CANDIDATES:
         assert bits(ag.jit(f)(x)) == bits(_number(f(x))), x
+
+
+NAN_PAYLOAD = struct.unpack("<d", struct.pack("<Q", 0x7FF8_0000_0000_0ABC))[0]
+
+AT_CONSTANTS: dict[str, Callable[[Scalar], object]] = {
+    "grad": lambda x: ag.grad(lambda c: c * x * c + ag.sin(c * x))(0.5),
+    "grad, int past 2**53": lambda x: ag.grad(lambda c: c * x + c * c)(2**60 + 1),
+    "value_and_grad, -0.0": lambda x: ag.value_and_grad(lambda c: c * x + c)(-0.0),
+    "value_and_grad, a nan's payload": lambda x: ag.value_and_grad(lambda c: c)(NAN_PAYLOAD),
+    "argnums, a dict": lambda x: ag.grad(lambda p, q: p["a"] * x * q, argnums=(0, 1))(
+        {"a": 0.5}, 1.5
+    ),
+    "one traced, one constant": lambda x: ag.grad(lambda a, c: a * c * c, argnums=(0, 1))(x, 0.5),
+    "jvp": lambda x: ag.jvp(lambda c: c * x * c, (0.5,), (1.0,)),
+    "vjp": lambda x: ag.vjp(lambda c: c * x * c, 0.5)[1](1.0),
+    "jacobian": lambda x: ag.jacobian(lambda c: [c * x, c * c])(0.5),
+    "hessian": lambda x: ag.hessian(lambda c: c * x * c * c)(0.5),
+    "grad of grad": lambda x: ag.grad(ag.grad(lambda c: c * c * c * x))(0.7),
+    "constants only": lambda x: cubic_slope(POINT[0], POINT[1]) ** 3.0 * x,
+}
+
+
+@pytest.mark.parametrize("name", AT_CONSTANTS)
+def test_a_transform_at_constant_points_is_compiled(name: str) -> None:
+    """Its variables are ``Const * 1.0`` in a trace, not fresh leaves the program lacks.
+
+    A fresh `Leaf` is a node from outside the call: `jit` fell back to running
+    the function eagerly for good (`FALLBACKS["external node"]`).
+    """
+    f = AT_CONSTANTS[name]
+    calls: list[float] = []
+
+    def counted(x: Scalar) -> object:
+        calls.append(0.0)
+        return f(x)
+
+    before = dict(FALLBACKS)
+    jf = ag.jit(counted)
+    for x in (1.3, -0.25, 1.3):
+        assert bits(jf(x)) == bits(f(x)), (name, x)
+    assert dict(FALLBACKS) == before
+    assert len(calls) == 1  # one trace; run eagerly, each call would call it again

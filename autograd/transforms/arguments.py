@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from autograd.core.batching import TracedArray
+from autograd.core.context import trace_state
 from autograd.core.nodes import (
     VARIABLE_ONE,
     Const,
@@ -213,7 +214,7 @@ class Variables:
         if len(nums) == 1:  # one differentiated argument: the common call, with no loops
             i = nums[0]
             floats = flatten_floats(args[i])
-            if floats is not None:  # floats: fresh leaves, nothing linked
+            if floats is not None and trace_state.get() is None:  # fresh leaves, nothing linked
                 numbers, tree = floats
                 vs: list[Node] = list(map(fresh_leaf, numbers))
                 self.linked = False
@@ -254,10 +255,14 @@ def variable(x: Scalar) -> Node:
 
     A node leaf (from an outer transform) becomes ``x * 1.0``: the same value,
     linked to ``x``, but its own variable even when one node fills two positions.
+    In a `jit` trace a number becomes ``Const(x) * 1.0`` too: a variable the
+    compiled program computes, where a fresh `Leaf` would be an input it lacks.
     """
-    if type(x) is float:
+    if type(x) is float and trace_state.get() is None:
         return fresh_leaf(x)
-    return Mul(x, VARIABLE_ONE) if isinstance(x, _Arith) else Leaf(x)
+    if isinstance(x, _Arith):
+        return Mul(x, VARIABLE_ONE)
+    return Leaf(x) if trace_state.get() is None else Mul(Const(x), VARIABLE_ONE)
 
 
 def as_floats(tree: object, root: str = "result") -> object:
