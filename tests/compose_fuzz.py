@@ -36,6 +36,7 @@ from hypothesis import strategies as st
 
 import autograd as ag
 from autograd import Scalar
+from autograd.compiler.jit import FALLBACKS
 from autograd.compiler.options import DEFAULT, Options
 
 UnaryFn: TypeAlias = Callable[[Scalar], Scalar]
@@ -289,6 +290,8 @@ class Stage:
                 return self._jvp(fn)
             case "then":
                 return self._then(fn)
+            case "at":
+                return self._at(fn)
             case _:
                 return self._vjp(fn)
 
@@ -309,6 +312,16 @@ class Stage:
             return post(*(got[(self.pick + i) % len(got)] for i in range(post.nargs)))
 
         return then
+
+    def _at(self, fn: Fn) -> Fn:
+        """``fn`` with every leaf of its first argument the constant ``seed``: a transform
+        just inside differentiates at a constant point (its variables are no inputs)."""
+        c = 0.5 if self.seed is None else self.seed
+
+        def at(*xs: object) -> object:
+            return fn(tree_map(lambda _: c, xs[0]), *xs[1:])
+
+        return at
 
     def _vjp(self, fn: Fn) -> Fn:
         def pulled(*xs: object) -> object:
@@ -381,6 +394,10 @@ THEN = "then"
 """Not a transform: a second program on leaves of the result so far (`Stage._then`), so what
 a transform returns is computed on where the eager call holds it as a float. Its leaves
 must be scalars: not drawn where lists of numbers are NumPy arrays."""
+
+AT = "at"
+"""Not a transform: the first argument replaced by a constant of its shape (`Stage._at`), so
+the transform inside runs at a constant point. Not drawn where arguments are NumPy arrays."""
 
 Shape: TypeAlias = "list[Shape] | None"
 """An argument's structure: a scalar, or a (batched) list of shapes."""
@@ -463,11 +480,11 @@ def cases(
     the whole stack; random if None), and with ``nested_jit`` a second `jit`
     just inside or outside the first (now and then if None); a `vmap` maps
     one of ``sizes`` examples (from `Options.batch_from`, 8, `jit` runs one batch); with
-    ``then``, random kinds include `THEN`."""
+    ``then``, random kinds include `THEN` and `AT`."""
     nargs = draw(st.integers(1, 3))
     program = draw(programs(nargs))
     if kinds is None:
-        drawn = (*TRANSFORMS, THEN) if then else TRANSFORMS
+        drawn = (*TRANSFORMS, THEN, AT) if then else TRANSFORMS
         kinds = draw(st.lists(st.sampled_from(drawn), min_size=1, max_size=3))
     shapes: list[Shape] = [None] * nargs
     stack = [draw(stages(kind, shapes, sizes)) for kind in kinds]
@@ -510,12 +527,15 @@ def check(case: Case, arrays: bool = False) -> str | None:
             raise
         if "complex" in repr(want):
             return SKIPPED
+        external = FALLBACKS["external node"]
         try:
             got = bits(jitted(*args))
         except Exception as e:
             return f"{call} call raised {type(e).__name__}: {e}"
         if got != want:
             return f"{call} call: eager {eager(*args)!r}, jit {jitted(*args)!r}"
+        if FALLBACKS["external node"] != external:  # no case reads a node from outside
+            return f"{call} call ran eagerly: jit found a node from outside the call"
     return None
 
 

@@ -84,6 +84,15 @@ def test_results_of_transforms_computed_on_match_eager(data: st.DataObject) -> N
     agree(data.draw(cases(kinds, jit_level=data.draw(st.integers(2, len(kinds))))))
 
 
+@given(data=st.data())
+def test_transforms_at_constant_points_match_eager(data: st.DataObject) -> None:
+    """A transform whose first argument is a constant (`compose_fuzz.AT`): compiled, not eager."""
+    inner = data.draw(st.sampled_from(TRANSFORMS))
+    outer = data.draw(st.lists(st.sampled_from(TRANSFORMS), max_size=1))
+    kinds = [inner, compose_fuzz.AT, *outer]
+    agree(data.draw(cases(kinds, jit_level=data.draw(st.integers(1, len(kinds))))))
+
+
 @given(cases(nested_jit=None, then=True))
 def test_random_stacks_with_programs_on_results_match_eager(case: Case) -> None:
     agree(case)
