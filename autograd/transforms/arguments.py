@@ -211,16 +211,17 @@ class Variables:
 
     def __init__(self, args: Sequence[object], nums: Sequence[int], roots: Sequence[str]) -> None:
         self.args = list(args)
+        make = variable if trace_state.get() is None else traced_variable
         if len(nums) == 1:  # one differentiated argument: the common call, with no loops
             i = nums[0]
             floats = flatten_floats(args[i])
-            if floats is not None and trace_state.get() is None:  # fresh leaves, nothing linked
+            if floats is not None and make is variable:  # fresh leaves, nothing linked
                 numbers, tree = floats
                 vs: list[Node] = list(map(fresh_leaf, numbers))
                 self.linked = False
             else:
                 leaves, tree = flatten(args[i], roots[0])
-                vs = list(map(variable, leaves))
+                vs = list(map(make, leaves))
                 self.linked = list(map(type, vs)).count(Leaf) != len(vs)
             self.trees, self.groups, self.all = [tree], [vs], vs
             self.args[i] = unflatten(tree, vs)
@@ -229,7 +230,7 @@ class Variables:
         flat = [flatten(args[i], root) for i, root in zip(nums, roots)]  # noqa: B905
         self.trees, self.groups, self.all = [], [], []
         for i, (leaves, tree) in zip(nums, flat):  # noqa: B905  # one loop: a call's fixed cost
-            vs = list(map(variable, leaves))
+            vs = list(map(make, leaves))
             self.trees.append(tree)
             self.groups.append(vs)
             self.all += vs
@@ -255,14 +256,20 @@ def variable(x: Scalar) -> Node:
 
     A node leaf (from an outer transform) becomes ``x * 1.0``: the same value,
     linked to ``x``, but its own variable even when one node fills two positions.
-    In a `jit` trace a number becomes ``Const(x) * 1.0`` too: a variable the
-    compiled program computes, where a fresh `Leaf` would be an input it lacks.
     """
-    if type(x) is float and trace_state.get() is None:
+    if type(x) is float:
         return fresh_leaf(x)
-    if isinstance(x, _Arith):
-        return Mul(x, VARIABLE_ONE)
-    return Leaf(x) if trace_state.get() is None else Mul(Const(x), VARIABLE_ONE)
+    return Mul(x, VARIABLE_ONE) if isinstance(x, _Arith) else Leaf(x)
+
+
+def traced_variable(x: Scalar) -> Node:
+    """`variable` in a `jit` trace: a number becomes ``Const(x) * 1.0`` too.
+
+    The compiled program computes it (the mark is an alias: ``x`` keeps its
+    bits), where a fresh `Leaf` would be an input it lacks; the eager call
+    holds a node there too.
+    """
+    return Mul(x if isinstance(x, _Arith) else Const(x), VARIABLE_ONE)
 
 
 def as_floats(tree: object, root: str = "result") -> object:
