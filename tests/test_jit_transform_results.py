@@ -338,3 +338,40 @@ def test_a_transform_at_constant_points_is_compiled(name: str) -> None:
         assert bits(jf(x)) == bits(f(x)), (name, x)
     assert dict(FALLBACKS) == before
     assert len(calls) == 1  # one trace; run eagerly, each call would call it again
+
+
+# ---- stop_gradient: a number of the eager call is returned as it is ---------------------------
+
+
+def _target_loss(pred: Scalar, target: Scalar) -> Scalar:
+    return (pred * pred - ag.stop_gradient(target * 1.5)) ** 2.0
+
+
+STOPPED: dict[str, tuple[Callable[..., object], tuple[float, ...]]] = {
+    "a target grad does not differentiate": (ag.grad(_target_loss), (0.7, 0.3)),
+    "a plain argument": (lambda x: ag.stop_gradient(x) ** 3.0 * 2.0, POINT[:1]),
+    "a transform's result": (
+        lambda x: ag.stop_gradient(cubic_slope(x, POINT[1])) ** 3.0,
+        POINT[:1],
+    ),
+    "a pytree": (lambda x, c: ag.stop_gradient({"a": [x * c, c]}), (0.7, 0.3)),
+}
+
+
+@pytest.mark.parametrize("name", STOPPED)
+def test_stop_gradient_of_a_number_of_the_eager_call_compiles(name: str) -> None:
+    """Eagerly it gets a float and returns it; traced, the node is returned as it is."""
+    f, args = STOPPED[name]
+    before = dict(FALLBACKS)
+    jf = ag.jit(f)
+    for call in (args, tuple(-0.5 * a for a in args)):
+        assert bits(jf(*call)) == bits(f(*call)), (name, call)
+    assert dict(FALLBACKS) == before
+
+
+def test_stop_gradient_of_a_differentiated_node_is_refused() -> None:
+    """Its value would be frozen into the compiled code (docs/jit.md)."""
+    f = ag.grad(lambda x: x * ag.stop_gradient(x))
+    assert f(3.0) == 3.0
+    with pytest.raises(TypeError, match=r"reads `\.value` of"):
+        ag.jit(f)(3.0)

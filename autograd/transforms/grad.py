@@ -15,7 +15,7 @@ from typing import Concatenate, Literal, ParamSpec, Protocol, TypeVar, TypeVarTu
 
 from autograd.core.context import nesting
 from autograd.core.floats import int_to_float
-from autograd.core.nodes import Const, Node, Scalar, _Arith, floats_in_eager
+from autograd.core.nodes import Const, Node, Scalar, _Arith, floats_in_eager, plain_in_eager
 from autograd.pytree import flatten_any, unflatten
 from autograd.transforms.arguments import Arguments, as_floats, as_node, aux_values, describe
 from autograd.walks import backward, backward_leaves, float_view, node_view
@@ -503,4 +503,9 @@ def stop_gradient(tree: T) -> T:
     leaves, shape = flatten_any(tree)
     if not any(isinstance(x, _Arith) for x in leaves):
         return tree
-    return unflatten(shape, [Const(x.value) if isinstance(x, _Arith) else x for x in leaves])  # type: ignore[return-value]  # same shape as tree
+    # in a `jit` trace, a number of the eager call (a node here) is returned as it is, as a
+    # float is; a node the eager call differentiates is refused by the trace's `.value` guard
+    return unflatten(  # type: ignore[return-value]  # same shape as tree
+        shape,
+        [Const(x.value) if isinstance(x, _Arith) and not plain_in_eager(x) else x for x in leaves],
+    )
